@@ -1,0 +1,1 @@
+"""toolwire: the LLM tool-calling round trip for any model."""

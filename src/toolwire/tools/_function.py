@@ -1,0 +1,229 @@
+"""Tools from plain Python functions: one signature gives both the schema and the validator."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, get_args, get_origin, get_type_hints, overload
+
+import anyio.to_thread
+import docstring_parser
+import pydantic
+import pydantic_core
+from pydantic.json_schema import GenerateJsonSchema
+
+from ..errors import InvalidArguments, UsageError
+from ._tool import SideEffect, Tool, ToolContext
+
+
+@dataclass(frozen=True, slots=True)
+class Injected:
+    """Marks a parameter the application supplies: `user: Annotated[User, Injected()]`.
+
+    It never appears in the schema, and a model that sends it gets a validation error. The value is
+    `deps[key]` (key defaults to the parameter name), or one of the context's own values: `run_id`,
+    `call_id`, `step`, `idempotency_key`. A parameter typed `ToolContext` receives the whole context.
+    """
+
+    key: str | None = None
+
+
+class _SchemaWithoutTitles(GenerateJsonSchema):
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+
+_ARGUMENTS_CONFIG = pydantic.ConfigDict(
+    extra="forbid", populate_by_name=False, arbitrary_types_allowed=True
+)
+
+
+@overload
+def tool(function: Callable[..., Any], /) -> Tool: ...
+@overload
+def tool(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    side_effect: SideEffect = "destructive",
+    requires_approval: bool | None = None,
+    timeout: float | None = None,
+    in_thread: bool = True,
+) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
+def tool(
+    function: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    side_effect: SideEffect = "destructive",
+    requires_approval: bool | None = None,
+    timeout: float | None = None,
+    in_thread: bool = True,
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Make a tool of a sync or async function.
+
+    The whole docstring is the description; parameter descriptions come from its Args / Parameters /
+    `:param:` section (Google, NumPy or Sphinx). A sync function runs in a worker thread unless
+    `in_thread=False` (for quick pure computations; a thread cannot be killed on timeout). The
+    return value becomes the result: a str as is, anything else as compact JSON.
+    """
+
+    def make(function: Callable[..., Any]) -> Tool:
+        return function_tool(
+            function,
+            name=name,
+            description=description,
+            side_effect=side_effect,
+            requires_approval=requires_approval,
+            timeout=timeout,
+            in_thread=in_thread,
+        )
+
+    return make(function) if function is not None else make
+
+
+def function_tool(
+    function: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    side_effect: SideEffect = "destructive",
+    requires_approval: bool | None = None,
+    timeout: float | None = None,
+    in_thread: bool = True,
+) -> Tool:
+    tool_name = name or function.__name__
+    doc = inspect.getdoc(function) or ""
+    params = _parse_signature(function, tool_name, _param_docs(doc))
+    fields = {p.field: (p.annotation, p.field_info) for p in params if p.injected is None}
+    arguments_model = pydantic.create_model(  # type: ignore[call-overload]
+        f"{tool_name}_arguments", __config__=_ARGUMENTS_CONFIG, **fields
+    )
+    schema = arguments_model.model_json_schema(schema_generator=_SchemaWithoutTitles)
+    schema.pop("title", None)
+    schema.setdefault("properties", {})
+
+    def validate(arguments: Mapping[str, Any]) -> Mapping[str, Any]:
+        try:
+            validated = arguments_model.model_validate(arguments)
+        except pydantic.ValidationError as error:
+            raise InvalidArguments(
+                [(_error_path(e["loc"]), e["msg"]) for e in error.errors(include_url=False)]
+            ) from None
+        return {p.name: getattr(validated, p.field) for p in params if p.injected is None}
+
+    call = _caller(function, in_thread)
+
+    async def invoke(arguments: Mapping[str, Any], context: ToolContext) -> str:
+        kwargs: dict[str, Any] = {}
+        for p in params:
+            if p.injected is None:
+                kwargs[p.name] = arguments[p.name]
+            elif p.injected == "":
+                kwargs[p.name] = context
+            else:
+                kwargs[p.name] = context.lookup(p.injected)
+        return to_content(await call(kwargs))
+
+    return Tool(
+        name=tool_name,
+        description=description if description is not None else doc,
+        parameters=schema,
+        validate=validate,
+        invoke=invoke,
+        side_effect=side_effect,
+        requires_approval=requires_approval,
+        timeout=timeout,
+        injected=frozenset(p.injected for p in params if p.injected),
+    )
+
+
+def to_content(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return pydantic_core.to_json(value, serialize_unknown=True).decode()
+
+
+@dataclass(frozen=True, slots=True)
+class _Param:
+    name: str
+    field: str
+    annotation: Any
+    field_info: Any
+    injected: str | None  # None: from the model; "": the ToolContext itself; else a context key
+
+
+def _parse_signature(
+    function: Callable[..., Any], tool_name: str, docs: Mapping[str, str]
+) -> list[_Param]:
+    try:
+        hints = get_type_hints(function, include_extras=True)
+    except Exception as error:
+        raise UsageError(f"tool {tool_name!r}: cannot resolve type hints: {error}") from None
+    params = []
+    for index, parameter in enumerate(inspect.signature(function).parameters.values()):
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise UsageError(f"tool {tool_name!r}: *args and **kwargs cannot be described")
+        if parameter.kind is parameter.POSITIONAL_ONLY:
+            raise UsageError(f"tool {tool_name!r}: positional-only parameters are not supported")
+        annotation = hints.get(parameter.name, Any)
+        injected = _injected_key(parameter.name, annotation)
+        default = ... if parameter.default is parameter.empty else parameter.default
+        # Fields get neutral names with the parameter name as alias, so a parameter may be called
+        # anything (`json`, `copy`, `model_config`) without colliding with pydantic's own names.
+        field_info = pydantic.Field(
+            default=default, alias=parameter.name, description=docs.get(parameter.name)
+        )
+        params.append(_Param(parameter.name, f"p{index}", annotation, field_info, injected))
+    return params
+
+
+def _injected_key(name: str, annotation: Any) -> str | None:
+    if annotation is ToolContext:
+        return ""
+    if get_origin(annotation) is Annotated:
+        for marker in get_args(annotation)[1:]:
+            if isinstance(marker, Injected):
+                return marker.key or name
+    return None
+
+
+def _param_docs(doc: str) -> dict[str, str]:
+    if not doc:
+        return {}
+    try:
+        parsed = docstring_parser.parse(doc)
+    except docstring_parser.ParseError:
+        return {}
+    return {p.arg_name: p.description for p in parsed.params if p.description}
+
+
+def _error_path(location: tuple[int | str, ...]) -> str:
+    path = ""
+    for part in location:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path
+
+
+def _caller(function: Callable[..., Any], in_thread: bool) -> Callable[[dict[str, Any]], Any]:
+    if inspect.iscoroutinefunction(function):
+
+        async def call_async(kwargs: dict[str, Any]) -> Any:
+            return await function(**kwargs)
+
+        return call_async
+
+    async def call_sync(kwargs: dict[str, Any]) -> Any:
+        if not in_thread:
+            return function(**kwargs)
+        # A thread cannot be killed: on timeout the loop stops waiting and the thread runs out.
+        return await anyio.to_thread.run_sync(
+            functools.partial(function, **kwargs), abandon_on_cancel=True
+        )
+
+    return call_sync
