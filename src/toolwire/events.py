@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from .messages import ToolCall, ToolResult, Usage
+from .messages import Message, ToolCall, ToolResult, Usage
 
 if TYPE_CHECKING:
     from .run import RunResult
@@ -21,12 +21,14 @@ __all__ = [
     "ApprovalDecided",
     "ApprovalRequested",
     "FinishReason",
+    "MessageAdded",
     "ModelEvent",
     "ReasoningDelta",
     "ResponseCompleted",
     "RetryScheduled",
     "RunEvent",
     "RunFinished",
+    "RunStarted",
     "StepStarted",
     "StopReason",
     "TextDelta",
@@ -110,6 +112,25 @@ ModelEvent: TypeAlias = (
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class RunStarted:
+    run_id: str
+    model: str
+    prompt: str | None
+    started_at: float
+    kind: Literal["run_started"] = "run_started"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class MessageAdded:
+    """A message joined the conversation (`index` is its position in `RunResult.messages`)."""
+
+    message: Message
+    index: int
+    step: int
+    kind: Literal["message_added"] = "message_added"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class StepStarted:
     step: int
     kind: Literal["step_started"] = "step_started"
@@ -175,6 +196,8 @@ class RunFinished:
 
 RunEvent: TypeAlias = (
     ModelEvent
+    | RunStarted
+    | MessageAdded
     | StepStarted
     | RetryScheduled
     | ToolCallReady

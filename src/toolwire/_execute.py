@@ -1,0 +1,253 @@
+"""One turn's calls: look up, validate, guard against loops, approve, run, answer. Exactly one
+result per call, whatever happens."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from ._redact import redact
+from ._state import RunState
+from .approval import ApprovalRequest, Approve, Decision, Decline, Edit
+from .errors import InvalidArguments, ToolError, UsageError
+from .events import ApprovalDecided, ApprovalRequested, ToolResultReady
+from .messages import ToolCall, ToolResult
+from .run import CallRecord
+from .tools import Tool, ToolContext
+
+
+@dataclass(frozen=True, slots=True)
+class _Ready:
+    call: ToolCall
+    tool: Tool
+    arguments: Mapping[str, Any]
+    loop_key: tuple[str, str]
+    decided_by: str | None
+
+
+async def execute_calls(
+    state: RunState, calls: Sequence[ToolCall], catalogue: Mapping[str, Tool], step: int
+) -> tuple[ToolResult, ...]:
+    """Read-only calls next to each other run concurrently; any other call runs alone, in order."""
+    state.answered.clear()
+    limiter = anyio.CapacityLimiter(state.limits.max_concurrency)
+    for batch in _batches(calls, catalogue):
+        ready = []
+        for call in batch:
+            started = state.clock.now()
+            outcome = await _prepare(state, call, catalogue)
+            if isinstance(outcome, _Ready):
+                ready.append(outcome)
+            else:
+                _answer(state, call, outcome, step, started, None)
+        if len(ready) == 1:
+            await _run(state, ready[0], step)
+        elif ready:
+            async with anyio.create_task_group() as group:
+                for item in ready:
+                    group.start_soon(_run_limited, state, item, step, limiter)
+    return tuple(state.answered[call.id] for call in calls)
+
+
+def unanswered_results(state: RunState, calls: Sequence[ToolCall], why: str) -> tuple[ToolResult, ...]:
+    """Results for a turn interrupted midway: what finished keeps its result, the rest says why."""
+    return tuple(
+        state.answered.get(call.id)
+        or ToolResult(call_id=call.id, name=call.name, content=why, is_error=True)
+        for call in calls
+    )
+
+
+def _batches(calls: Sequence[ToolCall], catalogue: Mapping[str, Tool]) -> list[list[ToolCall]]:
+    batches: list[list[ToolCall]] = []
+    previous_concurrent = False
+    for call in calls:
+        tool = catalogue.get(call.name)
+        concurrent = tool is None or tool.side_effect == "read_only"
+        if batches and concurrent and previous_concurrent:
+            batches[-1].append(call)
+        else:
+            batches.append([call])
+        previous_concurrent = concurrent
+    return batches
+
+
+async def _prepare(
+    state: RunState, call: ToolCall, catalogue: Mapping[str, Tool]
+) -> _Ready | ToolResult:
+    def error(content: str) -> ToolResult:
+        return ToolResult(call_id=call.id, name=call.name, content=content, is_error=True)
+
+    if call.error is not None:
+        return error(call.error)
+    tool = catalogue.get(call.name)
+    if tool is None:
+        available = ", ".join(sorted(catalogue)) or "none"
+        return error(f"Unknown tool {call.name!r}. Available tools: {available}.")
+    try:
+        arguments = tool.validate(call.arguments)
+    except InvalidArguments as invalid:
+        return error(f"{invalid} Call {call.name} again with corrected arguments.")
+    verdict, loop_key = state.guard.check_call(call.name, call.arguments)
+    if verdict == "stop":
+        return error("Not run: this exact call was repeated too often; the run is stopping.")
+    if verdict == "warn":
+        last = state.guard.last_result.get(loop_key, "")
+        return error(
+            f"Not run: you already called {call.name} with exactly these arguments "
+            f"{state.limits.loop_threshold - 1 if state.limits.loop_threshold else 0} times. "
+            f"The last result was:\n{last}\nUse it, or change approach; repeating this call "
+            "again stops the run."
+        )
+    decided_by = None
+    if tool.needs_approval:
+        decision = await _approval(state, call, tool, arguments)
+        decided_by = decision.by
+        if isinstance(decision, Decline):
+            reason = f" Their reason: {decision.message}" if decision.message else ""
+            return error(f"The user declined this call; do not retry it.{reason}")
+        if isinstance(decision, Edit):
+            try:
+                arguments = tool.validate(decision.arguments)
+            except InvalidArguments as invalid:
+                return error(f"The approver's edited arguments are invalid: {invalid}")
+    return _Ready(call, tool, arguments, loop_key, decided_by)
+
+
+async def _approval(
+    state: RunState, call: ToolCall, tool: Tool, arguments: Mapping[str, Any]
+) -> Decision:
+    state.emit(ApprovalRequested(call=call, side_effect=tool.side_effect))
+    decision: Decision | bool
+    if state.approver is None:
+        decision = Decline(
+            message="this tool needs approval and no approver is configured",
+            by="policy:no-approver",
+        )
+    else:
+        request = ApprovalRequest(
+            call=call,
+            tool=tool.definition,
+            arguments=arguments,
+            side_effect=tool.side_effect,
+            run_id=state.run_id,
+        )
+        decision = Decline(message="no decision in time", by="policy:approval-timeout")
+        with anyio.move_on_after(_or_inf(state.bounded(state.limits.approval_timeout))):
+            answer = state.approver(request)
+            decision = await answer if inspect.isawaitable(answer) else answer
+    if isinstance(decision, bool):
+        decision = Approve() if decision else Decline()
+    state.emit(
+        ApprovalDecided(
+            call=call,
+            approved=not isinstance(decision, Decline),
+            decided_by=decision.by,
+            message=decision.message if isinstance(decision, Decline) else None,
+            edited_arguments=decision.arguments if isinstance(decision, Edit) else None,
+        )
+    )
+    return decision
+
+
+async def _run_limited(
+    state: RunState, ready: _Ready, step: int, limiter: anyio.CapacityLimiter
+) -> None:
+    async with limiter:
+        await _run(state, ready, step)
+
+
+async def _run(state: RunState, ready: _Ready, step: int) -> None:
+    call, tool = ready.call, ready.tool
+    limits = state.limits
+    timeout = tool.timeout or limits.tool_timeouts.get(tool.name) or limits.tool_timeout
+    bounded = state.bounded(timeout)
+    context = ToolContext(
+        run_id=state.run_id,
+        call_id=call.id,
+        step=step,
+        idempotency_key=state.ids.idempotency_key(call.id),
+        deps=state.deps,
+    )
+    started = state.clock.now()
+    is_error = True
+    content = ""
+    with anyio.move_on_after(_or_inf(bounded)) as scope:
+        try:
+            content = await tool.invoke(ready.arguments, context)
+            is_error = False
+        except ToolError as failure:
+            content = str(failure)
+        except UsageError:
+            raise
+        except Exception as exception:
+            message = redact(str(exception), state.secrets)
+            content = f"{type(exception).__name__}: {message}" if message else type(exception).__name__
+    if scope.cancelled_caught:
+        content = (
+            f"Timed out after {timeout:g} s; the call did not finish."
+            if bounded == timeout
+            else "Stopped: the run's time limit was reached before the call finished."
+        )
+    if is_error:
+        verdict = state.guard.check_error(content)
+        if verdict == "warn":
+            content += (
+                "\nThis same error has now occurred several times. Do not repeat what causes it:"
+                " fix the arguments, try another tool, or answer with what you have."
+            )
+    else:
+        state.guard.last_result[ready.loop_key] = content
+    result = ToolResult(call_id=call.id, name=call.name, content=content, is_error=is_error)
+    _answer(state, call, result, step, started, ready.decided_by)
+
+
+def _answer(
+    state: RunState,
+    call: ToolCall,
+    result: ToolResult,
+    step: int,
+    started: float,
+    decided_by: str | None,
+) -> None:
+    full_content = None
+    limit = state.limits.max_result_chars
+    if limit is not None and len(result.content) > limit:
+        full_content = result.content
+        result = ToolResult(
+            call_id=result.call_id,
+            name=result.name,
+            content=_head_and_tail(result.content, limit),
+            is_error=result.is_error,
+        )
+    duration = state.clock.now() - started
+    state.answered[call.id] = result
+    state.records.append(
+        CallRecord(call=call, result=result, step=step, duration=duration, decided_by=decided_by)
+    )
+    state.emit(
+        ToolResultReady(
+            call=call,
+            result=result,
+            step=step,
+            started_at=started,
+            duration=duration,
+            full_content=full_content,
+            decided_by=decided_by,
+        )
+    )
+
+
+def _head_and_tail(content: str, limit: int) -> str:
+    omitted = len(content) - limit
+    marker = f"\n[... {omitted} characters omitted; the full result is in the run log ...]\n"
+    head = (limit * 2) // 3
+    return content[:head] + marker + content[len(content) - (limit - head) :]
+
+
+def _or_inf(seconds: float | None) -> float:
+    return float("inf") if seconds is None else seconds

@@ -1,0 +1,42 @@
+"""The state one run carries between its steps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._loopguard import LoopGuard
+from .approval import Approver
+from .clock import Clock, IdSource
+from .events import RunEvent
+from .limits import Limits
+from .messages import ToolResult
+from .run import CallRecord
+
+
+@dataclass(kw_only=True, slots=True)
+class RunState:
+    run_id: str
+    clock: Clock
+    limits: Limits
+    ids: IdSource
+    emit: Callable[[RunEvent], None]
+    deps: Mapping[str, Any]
+    approver: Approver | None
+    secrets: list[str]
+    deadline: float | None
+    guard: LoopGuard
+    records: list[CallRecord] = field(default_factory=list)
+    answered: dict[str, ToolResult] = field(default_factory=dict)
+    """Results of the current turn so far, so a cancelled turn can still answer every call."""
+
+    def remaining(self) -> float | None:
+        return None if self.deadline is None else self.deadline - self.clock.now()
+
+    def bounded(self, seconds: float | None) -> float | None:
+        """`seconds`, shortened to what is left of the run's wall-clock budget."""
+        remaining = self.remaining()
+        if remaining is None:
+            return seconds
+        return max(remaining, 0.0) if seconds is None else max(min(seconds, remaining), 0.0)

@@ -1,0 +1,389 @@
+"""The agent: a model, tools and limits; `run` is the tool-calling loop, written once."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import AsyncExitStack, aclosing, asynccontextmanager
+from typing import Any, Protocol
+
+import anyio
+
+from ._assemble import ModelResponse, ResponseBuilder
+from ._execute import execute_calls, unanswered_results
+from ._loopguard import LoopGuard
+from ._redact import secret_env_values
+from ._state import RunState
+from .approval import Approver
+from .clock import Clock, EventLoopClock, IdSource, new_run_id
+from .errors import ProviderError, UsageError
+from .events import (
+    MessageAdded,
+    RetryScheduled,
+    RunEvent,
+    RunFinished,
+    RunStarted,
+    StepStarted,
+    StopReason,
+)
+from .limits import Limits
+from .messages import Message, ToolCall, Usage
+from .models import Model, ModelRequest, ModelSettings, NamedToolChoice, ToolChoice, get_model
+from .run import RunResult
+from .tools import FunctionToolset, Tool, ToolDefinition, Toolset
+from .tools._tool import CONTEXT_KEYS
+
+__all__ = ["Agent", "EventSink"]
+
+ToolLike = Tool | Toolset | Callable[..., Any]
+EventHandler = Callable[[RunEvent], None]
+
+
+class EventSink(Protocol):
+    """Records every event of every run: `toolwire.log.RunLog` is one."""
+
+    def record(self, run_id: str, event: RunEvent) -> None: ...
+
+
+class Agent:
+    """A model with tools, instructions and limits. Reusable and safe to share across runs.
+
+    `run` is the loop; `run_sync` drives the same loop from synchronous code; `iter` streams its
+    events. Pass `log=RunLog()` to record every run in SQLite.
+    """
+
+    def __init__(
+        self,
+        model: Model | str,
+        tools: Iterable[ToolLike] = (),
+        *,
+        instructions: str | None = None,
+        limits: Limits | None = None,
+        approver: Approver | None = None,
+        tool_choice: ToolChoice | str = "auto",
+        parallel_tool_calls: bool = True,
+        settings: ModelSettings | None = None,
+        log: EventSink | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.model = get_model(model)
+        loose = [t for t in tools if not isinstance(t, Toolset)]
+        self.toolsets: list[Toolset] = [t for t in tools if isinstance(t, Toolset)]
+        if loose:
+            self.toolsets.insert(0, FunctionToolset(loose))
+        self.instructions = instructions
+        self.limits = limits or Limits()
+        self.approver = approver
+        self.tool_choice = _tool_choice(tool_choice)
+        self.parallel_tool_calls = parallel_tool_calls
+        self.settings = settings or ModelSettings()
+        self.log = log
+        self.clock: Clock = clock or EventLoopClock()
+
+    async def tools(self) -> list[ToolDefinition]:
+        """Exactly what the model is sent, in order."""
+        async with AsyncExitStack() as stack:
+            for toolset in self.toolsets:
+                await stack.enter_async_context(toolset)
+            catalogue = await _Catalogue(self.toolsets).get()
+        return [t.definition for t in catalogue.values()]
+
+    async def run(
+        self,
+        prompt: str | None = None,
+        *,
+        history: Sequence[Message] = (),
+        deps: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        limits: Limits | None = None,
+        on_event: EventHandler | None = None,
+    ) -> RunResult:
+        """Run the loop until the model answers or a limit stops it.
+
+        `deps` are the values injected into tools (`Injected`); they never reach the model. On
+        cancellation (task cancel, Ctrl-C) the history is made consistent (every issued call gets a
+        result), `RunFinished` is emitted with stop reason `cancelled`, and the cancellation
+        propagates.
+        """
+        run_id = run_id or new_run_id()
+        emit = self._emitter(run_id, on_event)
+        limits = limits or self.limits
+        clock = self.clock
+        state = RunState(
+            run_id=run_id,
+            clock=clock,
+            limits=limits,
+            ids=IdSource(run_id),
+            emit=emit,
+            deps=deps or {},
+            approver=self.approver,
+            secrets=[v for v in (deps or {}).values() if isinstance(v, str)]
+            + secret_env_values(),
+            deadline=None if limits.timeout is None else clock.now() + limits.timeout,
+            guard=LoopGuard(limits.loop_threshold),
+        )
+        loop = _Loop(self, state, _initial_messages(self.instructions, history, prompt))
+        emit(
+            RunStarted(
+                run_id=run_id, model=self.model.name, prompt=prompt, started_at=clock.timestamp()
+            )
+        )
+        for index, message in enumerate(loop.messages):
+            emit(MessageAdded(message=message, index=index, step=0))
+        return await loop.run()
+
+    def run_sync(self, prompt: str | None = None, **options: Any) -> RunResult:
+        """`run` from synchronous code (the same loop, on a fresh event loop)."""
+        return anyio.run(functools.partial(self.run, prompt, **options))
+
+    @asynccontextmanager
+    async def iter(
+        self, prompt: str | None = None, **options: Any
+    ) -> AsyncIterator[AsyncIterator[RunEvent]]:
+        """Stream a run's events: `async with agent.iter("...") as events: async for e in events`.
+        The last event is `RunFinished`, which holds the result."""
+        send, receive = anyio.create_memory_object_stream[RunEvent](float("inf"))
+
+        async def drive() -> None:
+            async with send:
+                await self.run(prompt, on_event=send.send_nowait, **options)
+
+        async with anyio.create_task_group() as group, receive:
+            group.start_soon(drive)
+            yield receive
+            group.cancel_scope.cancel()
+
+    def _emitter(self, run_id: str, on_event: EventHandler | None) -> EventHandler:
+        log = self.log
+        if log is None:
+            return on_event or _ignore
+        if on_event is None:
+            return functools.partial(log.record, run_id)
+
+        def emit(event: RunEvent) -> None:
+            log.record(run_id, event)
+            on_event(event)
+
+        return emit
+
+
+def _ignore(event: RunEvent) -> None:
+    pass
+
+
+class _Catalogue:
+    """The tools visible this step, rebuilt only when a toolset's list changes."""
+
+    def __init__(self, toolsets: Sequence[Toolset], deps: Mapping[str, Any] | None = None) -> None:
+        self._toolsets = toolsets
+        self._deps = deps
+        self._seen: list[Sequence[Tool]] = []
+        self._tools: dict[str, Tool] = {}
+
+    async def get(self) -> dict[str, Tool]:
+        lists = [await toolset.get_tools() for toolset in self._toolsets]
+        if len(lists) != len(self._seen) or any(a is not b for a, b in zip(lists, self._seen)):
+            tools: dict[str, Tool] = {}
+            for tool in (t for listed in lists for t in listed):
+                if tool.name in tools:
+                    raise UsageError(
+                        f"two tools are named {tool.name!r}: give one toolset a prefix"
+                    )
+                tools[tool.name] = tool
+                self._check_injected(tool)
+            self._tools, self._seen = tools, lists
+        return self._tools
+
+    def _check_injected(self, tool: Tool) -> None:
+        if self._deps is None:
+            return
+        missing = sorted(tool.injected - CONTEXT_KEYS - self._deps.keys())
+        if missing:
+            raise UsageError(
+                f"tool {tool.name!r} needs {', '.join(missing)} injected: pass them in deps"
+            )
+
+
+class _Loop:
+    def __init__(self, agent: Agent, state: RunState, messages: list[Message]) -> None:
+        self.agent = agent
+        self.state = state
+        self.messages = messages
+        self.usage = Usage()
+        self.step = 0
+        self.stop: StopReason | None = None
+        self.error: str | None = None
+        self.open_calls: tuple[ToolCall, ...] = ()
+
+    async def run(self) -> RunResult:
+        try:
+            async with AsyncExitStack() as stack:
+                for toolset in self.agent.toolsets:
+                    await stack.enter_async_context(toolset)
+                await self._steps(_Catalogue(self.agent.toolsets, self.state.deps))
+        except (anyio.get_cancelled_exc_class(), KeyboardInterrupt):
+            self._close_turn("Not run: the run was cancelled.")
+            self._finish("cancelled")
+            raise
+        except Exception as failure:
+            self._close_turn("Not run: the run failed.")
+            self.error = f"{type(failure).__name__}: {failure}"
+            self._finish("error")
+            raise
+        return self._finish(self.stop or "answer")
+
+    async def _steps(self, catalogue: _Catalogue) -> None:
+        tool_choice = self.agent.tool_choice
+        max_steps = self.state.limits.max_steps
+        while self.stop is None:
+            if max_steps is not None and self.step >= max_steps:
+                self.stop = "max_steps"
+                break
+            self.step += 1
+            self.state.emit(StepStarted(step=self.step))
+            tools = await catalogue.get()
+            self._check_choice(tool_choice, tools)
+            response = await self._request(self._build_request(tools, tool_choice))
+            if response is None:
+                break
+            self.usage = self.usage + response.usage
+            self._add(response.message)
+            calls = response.message.tool_calls
+            if not calls:
+                self.stop = "answer"
+                break
+            self.open_calls = calls
+            results = await execute_calls(self.state, calls, tools, self.step)
+            self._add(Message(role="tool", parts=results))
+            self.open_calls = ()
+            if tool_choice != "none":
+                tool_choice = "auto"
+            self.stop = self._limit_reached()
+
+    def _build_request(self, tools: Mapping[str, Tool], tool_choice: ToolChoice) -> ModelRequest:
+        return ModelRequest(
+            messages=tuple(self.messages),
+            tools=tuple(t.definition for t in tools.values()),
+            tool_choice=tool_choice,
+            parallel_tool_calls=self.agent.parallel_tool_calls,
+            settings=self.agent.settings,
+        )
+
+    async def _request(self, request: ModelRequest) -> ModelResponse | None:
+        """One model request, retried on provider failures; None when the run must stop."""
+        state = self.state
+        limits = state.limits
+        attempt = 0
+        while True:
+            remaining = state.remaining()
+            response = None
+            try:
+                with anyio.move_on_after(float("inf") if remaining is None else remaining):
+                    response = await self._stream(request)
+            except ProviderError as failure:
+                if not failure.retryable or attempt >= limits.max_retries:
+                    self.stop, self.error = "error", _describe(failure, attempt)
+                    return None
+                attempt += 1
+                delay = _backoff(limits, attempt, failure.retry_after, state.ids)
+                remaining = state.remaining()
+                if remaining is not None and delay >= remaining:
+                    self.stop = "timeout"
+                    return None
+                state.emit(RetryScheduled(attempt=attempt, delay=delay, error=str(failure)))
+                await state.clock.sleep(delay)
+                continue
+            if response is None:
+                self.stop = "timeout"
+            return response
+
+    async def _stream(self, request: ModelRequest) -> ModelResponse:
+        builder = ResponseBuilder(self.state.ids)
+        emit = self.state.emit
+        async with aclosing(self.agent.model.stream(request)) as events:
+            async for event in events:
+                emit(builder.add(event))
+        return builder.finish()
+
+    def _limit_reached(self) -> StopReason | None:
+        state, limits, usage = self.state, self.state.limits, self.usage
+        if state.guard.tripped:
+            return "loop_detected"
+        remaining = state.remaining()
+        if remaining is not None and remaining <= 0:
+            return "timeout"
+        for limit, used in (
+            (limits.max_input_tokens, usage.input_tokens),
+            (limits.max_output_tokens, usage.output_tokens),
+            (limits.max_total_tokens, usage.total_tokens),
+        ):
+            if limit is not None and used >= limit:
+                return "token_budget"
+        return None
+
+    def _check_choice(self, tool_choice: ToolChoice, tools: Mapping[str, Tool]) -> None:
+        if isinstance(tool_choice, NamedToolChoice) and tool_choice.name not in tools:
+            raise UsageError(f"tool_choice names {tool_choice.name!r}, which is not a tool")
+
+    def _add(self, message: Message) -> None:
+        self.messages.append(message)
+        self.state.emit(MessageAdded(message=message, index=len(self.messages) - 1, step=self.step))
+
+    def _close_turn(self, why: str) -> None:
+        if self.open_calls:
+            results = unanswered_results(self.state, self.open_calls, why)
+            self._add(Message(role="tool", parts=results))
+            self.open_calls = ()
+
+    def _finish(self, stop: StopReason) -> RunResult:
+        result = RunResult(
+            run_id=self.state.run_id,
+            output=_last_text(self.messages),
+            stop_reason=stop,
+            messages=tuple(self.messages),
+            calls=tuple(self.state.records),
+            usage=self.usage,
+            steps=self.step,
+            error=self.error,
+        )
+        self.state.emit(RunFinished(result=result))
+        return result
+
+
+def _initial_messages(
+    instructions: str | None, history: Sequence[Message], prompt: str | None
+) -> list[Message]:
+    messages = list(history)
+    if instructions and not (messages and messages[0].role == "system"):
+        messages.insert(0, Message.system(instructions))
+    if prompt is not None:
+        messages.append(Message.user(prompt))
+    if not messages or messages[-1].role == "assistant":
+        raise UsageError("nothing to answer: give a prompt, or a history ending in a user turn")
+    return messages
+
+
+def _tool_choice(choice: ToolChoice | str) -> ToolChoice:
+    if isinstance(choice, NamedToolChoice):
+        return choice
+    if choice == "auto" or choice == "required" or choice == "none":
+        return choice
+    return NamedToolChoice(choice)
+
+
+def _backoff(limits: Limits, attempt: int, retry_after: float | None, ids: IdSource) -> float:
+    exponential = min(limits.retry_max_delay, limits.retry_base_delay * 2 ** (attempt - 1))
+    jittered = exponential * (0.5 + ids.random.random() / 2)
+    return max(jittered, retry_after or 0.0)
+
+
+def _describe(failure: ProviderError, attempt: int) -> str:
+    retried = f" (after {attempt} retries)" if attempt else ""
+    return f"model request failed{retried}: {failure}"
+
+
+def _last_text(messages: Sequence[Message]) -> str:
+    for message in reversed(messages):
+        if message.role == "assistant" and message.text:
+            return message.text
+    return ""

@@ -1,0 +1,249 @@
+"""The run log: every run, message, call and token in SQLite, written as events happen.
+
+A killed process keeps everything that completed. Rows are keyed by run id + step / message index /
+call id, so a step recorded twice (a durable run replaying it) overwrites instead of duplicating.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pydantic_core
+
+from ..events import (
+    MessageAdded,
+    RunEvent,
+    RunFinished,
+    RunStarted,
+    StepStarted,
+    ToolResultReady,
+    UsageReported,
+)
+from ..messages import Usage
+
+__all__ = ["CallRow", "RunLog", "RunRow", "default_log_path"]
+
+DATA_DIR_ENV = "TOOLWIRE_DATA_DIR"
+
+# Append only: each entry upgrades the schema by one version (PRAGMA user_version).
+MIGRATIONS = [
+    """
+    CREATE TABLE runs (
+        id TEXT PRIMARY KEY, model TEXT NOT NULL, prompt TEXT, started_at REAL NOT NULL,
+        finished_at REAL, stop_reason TEXT, output TEXT, steps INTEGER, error TEXT,
+        input_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE messages (
+        run_id TEXT NOT NULL REFERENCES runs(id), idx INTEGER NOT NULL, step INTEGER NOT NULL,
+        role TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, idx)
+    );
+    CREATE TABLE tool_calls (
+        run_id TEXT NOT NULL REFERENCES runs(id), call_id TEXT NOT NULL, step INTEGER NOT NULL,
+        name TEXT NOT NULL, arguments TEXT NOT NULL, result TEXT NOT NULL,
+        is_error INTEGER NOT NULL, truncated INTEGER NOT NULL, finished_at REAL NOT NULL,
+        duration REAL NOT NULL, decided_by TEXT, PRIMARY KEY (run_id, call_id)
+    );
+    CREATE TABLE usage (
+        run_id TEXT NOT NULL REFERENCES runs(id), step INTEGER NOT NULL,
+        input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+        PRIMARY KEY (run_id, step)
+    );
+    CREATE INDEX runs_started ON runs(started_at);
+    """,
+]
+
+
+def default_log_path() -> Path:
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        return Path(override) / "runs.db"
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("toolwire")) / "runs.db"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunRow:
+    id: str
+    model: str
+    prompt: str | None
+    started_at: float
+    finished_at: float | None
+    stop_reason: str | None
+    output: str | None
+    steps: int | None
+    error: str | None
+    input_tokens: int
+    output_tokens: int
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CallRow:
+    call_id: str
+    step: int
+    name: str
+    arguments: Any
+    result: str
+    is_error: bool
+    truncated: bool
+    finished_at: float
+    duration: float
+    decided_by: str | None
+
+
+class RunLog:
+    """Pass to `Agent(log=RunLog())`. One connection, used from the thread that runs the loop."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path is not None else default_log_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=5000")
+        self._migrate()
+        self._steps: dict[str, int] = {}
+        self._step_usage: dict[str, Usage] = {}
+
+    def _migrate(self) -> None:
+        version: int = self._db.execute("PRAGMA user_version").fetchone()[0]
+        for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+            self._db.executescript(f"BEGIN; {script}; PRAGMA user_version = {number}; COMMIT;")
+
+    def close(self) -> None:
+        self._db.close()
+
+    def record(self, run_id: str, event: RunEvent) -> None:
+        if isinstance(event, ToolResultReady):
+            self._record_call(run_id, event)
+        elif isinstance(event, MessageAdded):
+            self._db.execute(
+                "INSERT OR REPLACE INTO messages VALUES (?, ?, ?, ?, ?)",
+                (run_id, event.index, event.step, event.message.role, _json(event.message)),
+            )
+        elif isinstance(event, StepStarted):
+            self._steps[run_id] = event.step
+            self._step_usage[run_id] = Usage()
+        elif isinstance(event, UsageReported):
+            self._record_usage(run_id, event.usage)
+        elif isinstance(event, RunStarted):
+            self._db.execute(
+                "INSERT OR REPLACE INTO runs (id, model, prompt, started_at) VALUES (?, ?, ?, ?)",
+                (run_id, event.model, event.prompt, event.started_at),
+            )
+        elif isinstance(event, RunFinished):
+            self._record_finish(run_id, event)
+
+    def _record_call(self, run_id: str, event: ToolResultReady) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO tool_calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run_id,
+                event.call.id,
+                event.step,
+                event.call.name,
+                _json(event.call.arguments) if event.call.error is None else event.call.raw_arguments,
+                event.full_content if event.full_content is not None else event.result.content,
+                event.result.is_error,
+                event.full_content is not None,
+                time.time(),
+                event.duration,
+                event.decided_by,
+            ),
+        )
+
+    def _record_usage(self, run_id: str, usage: Usage) -> None:
+        step_usage = self._step_usage.get(run_id, Usage()) + usage
+        self._step_usage[run_id] = step_usage
+        self._db.execute(
+            "INSERT OR REPLACE INTO usage VALUES (?, ?, ?, ?)",
+            (run_id, self._steps.get(run_id, 0), step_usage.input_tokens, step_usage.output_tokens),
+        )
+
+    def _record_finish(self, run_id: str, event: RunFinished) -> None:
+        result = event.result
+        self._db.execute(
+            "UPDATE runs SET finished_at = ?, stop_reason = ?, output = ?, steps = ?, error = ?,"
+            " input_tokens = ?, output_tokens = ? WHERE id = ?",
+            (
+                time.time(),
+                result.stop_reason,
+                result.output,
+                result.steps,
+                result.error,
+                result.usage.input_tokens,
+                result.usage.output_tokens,
+                run_id,
+            ),
+        )
+        self._steps.pop(run_id, None)
+        self._step_usage.pop(run_id, None)
+
+    def runs(self, limit: int = 20) -> list[RunRow]:
+        rows = self._db.execute(
+            "SELECT * FROM runs ORDER BY started_at DESC LIMIT ?", (limit,)
+        ).fetchall()
+        return [RunRow(**dict(zip(_RUN_COLUMNS, row))) for row in rows]
+
+    def find_run(self, run_id_prefix: str) -> RunRow | None:
+        rows = self._db.execute(
+            "SELECT * FROM runs WHERE substr(id, 1, ?) = ? ORDER BY started_at DESC LIMIT 2",
+            (len(run_id_prefix), run_id_prefix),
+        ).fetchall()
+        if len(rows) != 1:
+            return None
+        return RunRow(**dict(zip(_RUN_COLUMNS, rows[0])))
+
+    def calls(self, run_id: str) -> list[CallRow]:
+        rows = self._db.execute(
+            "SELECT call_id, step, name, arguments, result, is_error, truncated, finished_at,"
+            " duration, decided_by FROM tool_calls WHERE run_id = ? ORDER BY step, finished_at",
+            (run_id,),
+        ).fetchall()
+        return [
+            CallRow(
+                call_id=r[0],
+                step=r[1],
+                name=r[2],
+                arguments=_parse(r[3]),
+                result=r[4],
+                is_error=bool(r[5]),
+                truncated=bool(r[6]),
+                finished_at=r[7],
+                duration=r[8],
+                decided_by=r[9],
+            )
+            for r in rows
+        ]
+
+
+_RUN_COLUMNS = (
+    "id",
+    "model",
+    "prompt",
+    "started_at",
+    "finished_at",
+    "stop_reason",
+    "output",
+    "steps",
+    "error",
+    "input_tokens",
+    "output_tokens",
+)
+
+
+def _json(value: Any) -> str:
+    return pydantic_core.to_json(value, serialize_unknown=True).decode()
+
+
+def _parse(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text

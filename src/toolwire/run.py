@@ -1,0 +1,37 @@
+"""What a run returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .events import StopReason
+from .messages import Message, ToolCall, ToolResult, Usage
+
+__all__ = ["CallRecord", "RunResult"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CallRecord:
+    call: ToolCall
+    result: ToolResult
+    step: int
+    duration: float
+    decided_by: str | None = None
+    """Who approved or declined the call, when it needed approval."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunResult:
+    """The outcome of a run, complete or partial: every call in `messages` has its result.
+
+    `output` is the answer when `stop_reason == "answer"`, else the last text the model wrote.
+    """
+
+    run_id: str
+    output: str
+    stop_reason: StopReason
+    messages: tuple[Message, ...]
+    calls: tuple[CallRecord, ...]
+    usage: Usage
+    steps: int
+    error: str | None = None
