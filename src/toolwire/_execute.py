@@ -14,7 +14,7 @@ from ._redact import redact
 from ._state import RunState
 from .approval import ApprovalRequest, Approve, Decision, Decline, Edit
 from .errors import InvalidArguments, ToolError, UsageError
-from .events import ApprovalDecided, ApprovalRequested, ToolResultReady
+from .events import ApprovalDecided, ApprovalRequested, ToolCallReady, ToolResultReady
 from .messages import ToolCall, ToolResult
 from .run import CallRecord
 from .tools import Tool, ToolContext
@@ -38,6 +38,7 @@ async def execute_calls(
     for batch in _batches(calls, catalogue):
         ready = []
         for call in batch:
+            state.emit(ToolCallReady(call=call, step=step))
             started = state.clock.now()
             outcome = await _prepare(state, call, catalogue)
             if isinstance(outcome, _Ready):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from importlib.metadata import entry_points
 from typing import TypeAlias, cast
 
 from ..errors import UsageError
@@ -70,5 +69,7 @@ def _load_entry_points() -> None:
     if _entry_points_loaded:
         return
     _entry_points_loaded = True
+    from importlib.metadata import entry_points  # costs ~20 ms: only when a model is resolved
+
     for point in entry_points(group=ENTRY_POINT_GROUP):
         _providers.setdefault(point.name, point.value)

@@ -1,0 +1,40 @@
+"""`toolwire`: a thin shell over the library. Each subcommand is a module with `register`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from ..errors import ToolwireError
+
+__all__ = ["main"]
+
+COMMANDS = [
+    "toolwire.cli._run",
+    "toolwire.cli._tools",
+    "toolwire.cli._logs",
+]
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="toolwire", description="Run the LLM tool-calling round trip from the command line."
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in COMMANDS:
+        importlib.import_module(module).register(subparsers)
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except ToolwireError as error:
+        print(f"toolwire: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("\ntoolwire: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return code

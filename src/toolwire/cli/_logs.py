@@ -1,0 +1,70 @@
+"""`toolwire logs`: recent runs, or one run's calls."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import time
+from typing import Any
+
+from ..errors import UsageError
+from ..log import RunLog
+from ._display import compact, preview
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("logs", help="recent runs, or the calls of one run")
+    parser.add_argument("run", nargs="?", help="a run id (or a unique prefix of one)")
+    parser.add_argument("--limit", type=int, default=20, help="runs to list (default 20)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(func=logs_command)
+
+
+def logs_command(args: argparse.Namespace) -> int:
+    if args.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    log = RunLog()
+    try:
+        return _show_run(log, args) if args.run else _list_runs(log, args)
+    finally:
+        log.close()
+
+
+def _list_runs(log: RunLog, args: argparse.Namespace) -> int:
+    runs = log.runs(args.limit)
+    if args.json:
+        print(json.dumps([dataclasses.asdict(r) for r in runs], ensure_ascii=False))
+        return 0
+    for run in runs:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run.started_at))
+        print(
+            f"{run.id[:12]}  {when}  {run.stop_reason or 'running':<13} {run.model}  "
+            f"{preview(run.prompt or '')[:60]}"
+        )
+    return 0
+
+
+def _show_run(log: RunLog, args: argparse.Namespace) -> int:
+    run = log.find_run(args.run)
+    if run is None:
+        raise UsageError(f"no single run matches {args.run!r}")
+    calls = log.calls(run.id)
+    if args.json:
+        print(
+            json.dumps(
+                {**dataclasses.asdict(run), "calls": [dataclasses.asdict(c) for c in calls]},
+                ensure_ascii=False,
+            )
+        )
+        return 0
+    print(f"run {run.id}  {run.model}  {run.stop_reason or 'running'}  steps {run.steps}")
+    print(f"prompt: {run.prompt}")
+    for call in calls:
+        mark = "✗" if call.is_error else "←"
+        approval = f"  [decided by {call.decided_by}]" if call.decided_by else ""
+        print(f"  step {call.step}  → {call.name} {compact(call.arguments)}{approval}")
+        print(f"    {mark} {preview(call.result)} ({call.duration:.2f} s)")
+    if run.output:
+        print(f"answer: {run.output}")
+    return 0

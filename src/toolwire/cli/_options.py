@@ -1,0 +1,171 @@
+"""Options shared by the commands that build an agent, and how they become one."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..agent import Agent, ToolLike
+from ..approval import Approver
+from ..errors import UsageError
+from ..limits import Limits
+from ..tools import Tool, Toolset
+
+DEFAULT_MODEL = "local"
+
+
+def add_tool_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tools",
+        action="append",
+        default=[],
+        metavar="FILE_OR_MODULE",
+        help="a Python file or module whose tools to offer (its TOOLS list, else every tool and "
+        "toolset it defines); repeatable; default: the built-in example tools",
+    )
+    parser.add_argument(
+        "--mcp",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="an MCP server: a command, an http(s) URL, or an mcpServers JSON file; repeatable",
+    )
+
+
+def add_agent_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", "-m", help=f"provider:model (default: {DEFAULT_MODEL})")
+    add_tool_options(parser)
+    parser.add_argument("--instructions", help="system instructions for the model")
+    parser.add_argument("--max-steps", type=int, default=25, help="model requests (default 25)")
+    parser.add_argument("--timeout", type=float, help="wall-clock seconds for the whole run")
+    parser.add_argument(
+        "--tool-timeout", type=float, default=60.0, help="seconds per tool call (default 60)"
+    )
+    parser.add_argument("--max-tokens", type=int, help="token budget for the run (total)")
+    parser.add_argument(
+        "--approve",
+        choices=["ask", "all", "none"],
+        help="calls that need approval: ask on the terminal (default when there is one), "
+        "approve all, or decline all (default without a terminal)",
+    )
+    parser.add_argument("--no-log", action="store_true", help="do not record the run")
+
+
+def limits_from(args: argparse.Namespace) -> Limits:
+    return Limits(
+        max_steps=args.max_steps,
+        timeout=args.timeout,
+        tool_timeout=args.tool_timeout,
+        max_total_tokens=args.max_tokens,
+    )
+
+
+def tools_from(args: argparse.Namespace) -> list[ToolLike]:
+    tools: list[ToolLike] = []
+    for spec in args.tools:
+        tools.extend(load_tools(spec))
+    if args.mcp:
+        try:
+            from ..mcp import toolsets_from_spec
+        except ImportError:
+            raise UsageError("--mcp needs the MCP extra: pip install 'toolwire[mcp]'") from None
+        for spec in args.mcp:
+            tools.extend(toolsets_from_spec(spec))
+    if not args.tools and not args.mcp:
+        tools.extend(builtin_tools())
+    return tools
+
+
+def builtin_tools() -> list[ToolLike]:
+    try:
+        module = importlib.import_module("toolwire.builtin")
+    except ImportError:
+        return []
+    return list(module.TOOLS)
+
+
+def load_tools(spec: str) -> list[ToolLike]:
+    """Tools from a file (`tools.py`) or a module (`pkg.tools`), optionally `:ATTRIBUTE`."""
+    target, _, attribute = spec.partition(":") if not Path(spec).exists() else (spec, "", "")
+    module = _import(target)
+    if attribute:
+        if not hasattr(module, attribute):
+            raise UsageError(f"{target} has no attribute {attribute!r}")
+        found: Any = getattr(module, attribute)
+        return list(found) if isinstance(found, list | tuple) else [found]
+    if hasattr(module, "TOOLS"):
+        return list(module.TOOLS)
+    tools: list[ToolLike] = [v for v in vars(module).values() if isinstance(v, Tool | Toolset)]
+    if not tools:
+        raise UsageError(f"{spec} defines no tools (decorate functions with @tool, or set TOOLS)")
+    return tools
+
+
+def _import(target: str) -> Any:
+    path = Path(target)
+    try:
+        if path.suffix == ".py" or path.exists():
+            if not path.is_file():
+                raise UsageError(f"tools file not found: {target}")
+            name = f"toolwire_user_tools_{path.stem}"
+            module_spec = importlib.util.spec_from_file_location(name, path)
+            if module_spec is None or module_spec.loader is None:
+                raise UsageError(f"cannot load tools from {target}")
+            module = importlib.util.module_from_spec(module_spec)
+            sys.modules[name] = module
+            module_spec.loader.exec_module(module)
+            return module
+        return importlib.import_module(target)
+    except UsageError:
+        raise
+    except ModuleNotFoundError as error:
+        if error.name == target:
+            raise UsageError(f"no tools file or module named {target!r}") from None
+        raise UsageError(f"cannot import tools from {target}: {error}") from None
+    except Exception as error:
+        raise UsageError(
+            f"cannot import tools from {target}: {type(error).__name__}: {error}"
+        ) from None
+
+
+def build_agent(args: argparse.Namespace, approver: Approver | None) -> Agent:
+    from ..log import RunLog
+
+    from ..models import get_model, model_providers
+
+    limits = limits_from(args)
+    try:
+        model = get_model(args.model or DEFAULT_MODEL)
+    except UsageError as error:
+        if args.model:
+            raise
+        available = ", ".join(f"{p}:..." for p in model_providers())
+        raise UsageError(
+            f"no --model given and the embedded default model is not available ({error}); "
+            f"choose one with --model: {available} (scripted:PATH plays a JSON list of turns)"
+        ) from None
+    return Agent(
+        model,
+        tools_from(args),
+        instructions=args.instructions,
+        limits=limits,
+        approver=approver,
+        log=None if args.no_log else RunLog(),
+    )
+
+
+def choose_approver(args: argparse.Namespace, ask: Callable[[], Approver]) -> Approver:
+    from ..approval import Approve, Decline
+
+    mode = args.approve or ("ask" if sys.stdin.isatty() else "none")
+    if mode == "all":
+        return lambda request: Approve(by="cli:--approve=all")
+    if mode == "ask" and sys.stdin.isatty():
+        return ask()
+    why = "--approve=none" if mode == "none" else "no terminal to ask on"
+    return lambda request: Decline(message=f"declined by policy ({why})", by=f"cli:{why}")

@@ -1,0 +1,98 @@
+"""`toolwire run` and `toolwire chat`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from ..approval import ApprovalRequest, Approve, Approver, Decision, Decline, Edit
+from ..errors import UsageError
+from ..messages import Message
+from ..run import RunResult
+from ._display import Display, compact, result_json
+from ._options import add_agent_options, build_agent, choose_approver, limits_from
+
+EXIT_CODES = {"answer": 0, "error": 1, "cancelled": 130}
+EXIT_LIMIT = 3
+
+
+def register(subparsers: Any) -> None:
+    run = subparsers.add_parser("run", help="answer one prompt, calling tools as needed")
+    run.add_argument("prompt")
+    add_agent_options(run)
+    run.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object at the end: answer, stop_reason, steps, usage, calls",
+    )
+    run.set_defaults(func=run_command)
+    chat = subparsers.add_parser("chat", help="a conversation that keeps its history")
+    add_agent_options(chat)
+    chat.set_defaults(func=chat_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    if not args.prompt.strip():
+        raise UsageError("the prompt is empty")
+    agent = build_agent(args, choose_approver(args, terminal_approver))
+    on_event = None if args.json else Display(limits_from(args))
+    result = agent.run_sync(args.prompt, on_event=on_event)
+    if args.json:
+        print(json.dumps(result_json(result), ensure_ascii=False))
+    return exit_code(result)
+
+
+def chat_command(args: argparse.Namespace) -> int:
+    agent = build_agent(args, choose_approver(args, terminal_approver))
+    display = Display(limits_from(args))
+    history: tuple[Message, ...] = ()
+    print("toolwire chat: an empty line or Ctrl-D ends it.", file=sys.stderr)
+    while True:
+        try:
+            prompt = input("> ")
+        except EOFError:
+            return 0
+        if not prompt.strip():
+            return 0
+        result = agent.run_sync(prompt, history=history, on_event=display)
+        history = result.messages
+
+
+def exit_code(result: RunResult) -> int:
+    return EXIT_CODES.get(result.stop_reason, EXIT_LIMIT)
+
+
+def terminal_approver() -> Approver:
+    async def ask(request: ApprovalRequest) -> Decision:
+        return await anyio.to_thread.run_sync(_ask_on_terminal, request)
+
+    return ask
+
+
+def _ask_on_terminal(request: ApprovalRequest) -> Decision:
+    print(
+        f"\napprove {request.tool.name} ({request.side_effect.replace('_', '-')})"
+        f" with {compact(dict(request.arguments))}?",
+        file=sys.stderr,
+    )
+    while True:
+        answer = input("[y]es / [n]o / [e]dit arguments: ").strip().lower()
+        if answer in ("y", "yes"):
+            return Approve(by="cli:user")
+        if answer in ("n", "no"):
+            reason = input("reason (optional): ").strip()
+            return Decline(message=reason or None, by="cli:user")
+        if answer in ("e", "edit"):
+            try:
+                edited = json.loads(input("arguments as JSON: "))
+            except json.JSONDecodeError as error:
+                print(f"not JSON: {error}", file=sys.stderr)
+                continue
+            if isinstance(edited, dict):
+                return Edit(arguments=edited, by="cli:user")
+            print("the arguments must be a JSON object", file=sys.stderr)
