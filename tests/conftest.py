@@ -13,7 +13,9 @@ T = TypeVar("T")
 def run_with_fake_clock(function: Callable[[], Awaitable[T]]) -> T:
     """Run on trio with a clock that jumps ahead whenever every task is waiting: a 30-second
     timeout takes milliseconds, and timings are exact."""
-    return anyio.run(function, backend="trio", backend_options={"clock": MockClock(autojump_threshold=0)})
+    return anyio.run(
+        function, backend="trio", backend_options={"clock": MockClock(autojump_threshold=0)}
+    )
 
 
 @pytest.fixture(autouse=True)

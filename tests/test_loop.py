@@ -38,7 +38,9 @@ from toolwire.events import (
 from toolwire.models import ModelRequest, NamedToolChoice, ScriptedCall
 
 
-def call(name: str, arguments: dict[str, Any] | str | None = None, id: str | None = None) -> ScriptedCall:
+def call(
+    name: str, arguments: dict[str, Any] | str | None = None, id: str | None = None
+) -> ScriptedCall:
     return ScriptedCall(name=name, arguments={} if arguments is None else arguments, id=id)
 
 
@@ -92,7 +94,9 @@ def test_tool_failures_become_informative_results() -> None:
     def fail(kind: str) -> str:
         if kind == "tool":
             raise ToolError("no such city")
-        raise RuntimeError("db at postgres://admin:hunter2@db failed, api_key=sk-abcdefghijklmnopqrstuvwx")
+        raise RuntimeError(
+            "db at postgres://admin:hunter2@db failed, api_key=sk-abcdefghijklmnopqrstuvwx"
+        )
 
     model = ScriptedModel(
         [
@@ -219,7 +223,11 @@ def test_per_tool_timeouts() -> None:
 
 
 def test_max_steps_stops_with_a_partial_result() -> None:
-    model = ScriptedModel(lambda request: Turn(text="thinking", tool_calls=[call("add", {"a": 1, "b": len(request.messages)})]))
+    model = ScriptedModel(
+        lambda request: Turn(
+            text="thinking", tool_calls=[call("add", {"a": 1, "b": len(request.messages)})]
+        )
+    )
     result = Agent(model, [add], limits=Limits(max_steps=3, loop_threshold=None)).run_sync("go")
     assert (result.stop_reason, result.steps, result.output) == ("max_steps", 3, "thinking")
     assert len(result.calls) == 3
@@ -259,9 +267,14 @@ def test_wall_clock_timeout_during_a_model_request() -> None:
 
 
 def test_token_budget() -> None:
-    turn = Turn(tool_calls=[call("add", {"a": 1, "b": 1})], usage=Usage(input_tokens=60, output_tokens=10, requests=1))
+    turn = Turn(
+        tool_calls=[call("add", {"a": 1, "b": 1})],
+        usage=Usage(input_tokens=60, output_tokens=10, requests=1),
+    )
     model = ScriptedModel([turn, turn, turn])
-    result = Agent(model, [add], limits=Limits(max_total_tokens=100, loop_threshold=None)).run_sync("go")
+    result = Agent(model, [add], limits=Limits(max_total_tokens=100, loop_threshold=None)).run_sync(
+        "go"
+    )
     assert (result.stop_reason, result.steps, result.usage.total_tokens) == ("token_budget", 2, 140)
     for limit in ("max_input_tokens", "max_output_tokens"):
         model = ScriptedModel([turn, turn, turn])
@@ -324,7 +337,11 @@ def delete(path: str) -> str:
         (False, ("delete", "The user declined this call; do not retry it.", True)),
         (
             Decline(message="too risky", by="bob"),
-            ("delete", "The user declined this call; do not retry it. Their reason: too risky", True),
+            (
+                "delete",
+                "The user declined this call; do not retry it. Their reason: too risky",
+                True,
+            ),
         ),
         (Edit(arguments={"path": "b.txt"}), ("delete", "deleted b.txt", False)),
         (Edit(arguments={"wrong": 1}), None),
@@ -354,7 +371,9 @@ def test_approvals(decision: Any, expected: Any) -> None:
 
 
 def test_without_an_approver_destructive_calls_are_declined() -> None:
-    model = ScriptedModel([calls(call("delete", {"path": "a"}), call("add", {"a": 1, "b": 1})), "ok"])
+    model = ScriptedModel(
+        [calls(call("delete", {"path": "a"}), call("add", {"a": 1, "b": 1})), "ok"]
+    )
     result = Agent(model, [delete, add]).run_sync("go")
     (_, declined, is_error), (_, added, _) = results(result.messages)
     assert is_error and "no approver is configured" in declined and added == "2"
@@ -368,7 +387,9 @@ def test_approval_wait_is_bounded() -> None:
 
     async def scenario() -> Any:
         model = ScriptedModel([calls(call("delete", {"path": "a"})), "ok"])
-        return await Agent(model, [delete], approver=never, limits=Limits(approval_timeout=60)).run("go")
+        return await Agent(model, [delete], approver=never, limits=Limits(approval_timeout=60)).run(
+            "go"
+        )
 
     result = run_with_fake_clock(scenario)
     assert result.calls[0].decided_by == "policy:approval-timeout"
@@ -418,7 +439,9 @@ def test_non_retryable_and_exhausted_failures_stop_with_error() -> None:
     assert result.error == "model request failed: bad request: no such model"
 
     async def exhausted() -> Any:
-        failing = ScriptedModel(lambda request: (_ for _ in ()).throw(ProviderError("down", retryable=True)))
+        failing = ScriptedModel(
+            lambda request: (_ for _ in ()).throw(ProviderError("down", retryable=True))
+        )
         return await Agent(failing, limits=Limits(max_retries=2)).run("go")
 
     result = run_with_fake_clock(exhausted)
@@ -528,7 +551,10 @@ def test_iter_streams_events_ending_with_the_result() -> None:
     kinds = [e.kind for e in events]
     assert kinds[0] == "run_started" and kinds[-1] == "run_finished"
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "four"
-    assert "".join(e.delta for e in events if isinstance(e, ToolCallArgumentsDelta)) == '{"a": 2, "b": 2}'
+    assert (
+        "".join(e.delta for e in events if isinstance(e, ToolCallArgumentsDelta))
+        == '{"a": 2, "b": 2}'
+    )
     finished = events[-1]
     assert isinstance(finished, RunFinished) and finished.result.output == "four"
 
@@ -543,7 +569,9 @@ def test_two_toolsets_with_the_same_tool_name_need_a_prefix() -> None:
 
     with pytest.raises(UsageError, match="give one toolset a prefix"):
         Agent(ScriptedModel(["x"]), [FunctionToolset([add]), FunctionToolset([add])]).run_sync("go")
-    ok = Agent(ScriptedModel(["x"]), [FunctionToolset([add]), FunctionToolset([add]).prefixed("b_")])
+    ok = Agent(
+        ScriptedModel(["x"]), [FunctionToolset([add]), FunctionToolset([add]).prefixed("b_")]
+    )
     assert ok.run_sync("go").stop_reason == "answer"
 
 

@@ -6,9 +6,20 @@ import sys
 
 import pytest
 
-PACKAGES = ["toolwire", "toolwire.tools", "toolwire.models", "toolwire.log", "toolwire.cli",
-            "toolwire.events", "toolwire.messages", "toolwire.errors", "toolwire.limits",
-            "toolwire.approval", "toolwire.run", "toolwire.clock"]
+PACKAGES = [
+    "toolwire",
+    "toolwire.tools",
+    "toolwire.models",
+    "toolwire.log",
+    "toolwire.cli",
+    "toolwire.events",
+    "toolwire.messages",
+    "toolwire.errors",
+    "toolwire.limits",
+    "toolwire.approval",
+    "toolwire.run",
+    "toolwire.clock",
+]
 
 
 @pytest.mark.parametrize("name", PACKAGES)
@@ -34,5 +45,7 @@ def test_core_import_loads_no_optional_dependency() -> None:
         "heavy = {'openai','anthropic','google','boto3','mcp','llama_cpp','httpx','jinja2'};"
         "print(sorted(heavy & {m.split('.')[0] for m in sys.modules}))"
     )
-    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert output.stdout.strip() == "[]"

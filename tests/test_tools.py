@@ -132,7 +132,11 @@ def test_tool_options_and_names() -> None:
         return path
 
     assert (read.name, read.side_effect, read.timeout, read.needs_approval) == (
-        "read-file", "read_only", 3, False)
+        "read-file",
+        "read_only",
+        3,
+        False,
+    )
     with pytest.raises(UsageError, match="must match"):
         tool(lambda: None)
     with pytest.raises(UsageError, match="must match"):

@@ -61,7 +61,9 @@ async def execute_calls(
     return tuple(state.answered[call.id] for call in calls)
 
 
-def unanswered_results(state: RunState, calls: Sequence[ToolCall], why: str) -> tuple[ToolResult, ...]:
+def unanswered_results(
+    state: RunState, calls: Sequence[ToolCall], why: str
+) -> tuple[ToolResult, ...]:
     """Results for a turn interrupted midway: what finished keeps its result, the rest says why."""
     return tuple(
         state.answered.get(call.id)
@@ -195,7 +197,9 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
             raise
         except Exception as exception:
             message = redact(str(exception), state.secrets)
-            content = f"{type(exception).__name__}: {message}" if message else type(exception).__name__
+            content = (
+                f"{type(exception).__name__}: {message}" if message else type(exception).__name__
+            )
     if scope.cancelled_caught:
         content = (
             f"Timed out after {timeout:g} s; the call did not finish."

@@ -30,7 +30,9 @@ class LoopGuard:
     def begin_turn(self) -> None:
         self._this_turn.clear()
 
-    def check_call(self, name: str, arguments: Mapping[str, Any]) -> tuple[Verdict, tuple[str, str]]:
+    def check_call(
+        self, name: str, arguments: Mapping[str, Any]
+    ) -> tuple[Verdict, tuple[str, str]]:
         key = (name, canonical_arguments(arguments))
         return self._count(key), key
 

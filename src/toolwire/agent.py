@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from contextlib import AsyncExitStack, aclosing, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any, Protocol
 
 import anyio
@@ -117,8 +117,7 @@ class Agent:
             emit=emit,
             deps=deps or {},
             approver=self.approver,
-            secrets=[v for v in (deps or {}).values() if isinstance(v, str)]
-            + secret_env_values(),
+            secrets=[v for v in (deps or {}).values() if isinstance(v, str)] + secret_env_values(),
             deadline=None if limits.timeout is None else clock.now() + limits.timeout,
             guard=LoopGuard(limits.loop_threshold),
         )
@@ -182,7 +181,9 @@ class _Catalogue:
 
     async def get(self) -> dict[str, Tool]:
         lists = [await toolset.get_tools() for toolset in self._toolsets]
-        if len(lists) != len(self._seen) or any(a is not b for a, b in zip(lists, self._seen)):
+        if len(lists) != len(self._seen) or any(
+            a is not b for a, b in zip(lists, self._seen, strict=True)
+        ):
             tools: dict[str, Tool] = {}
             for tool in (t for listed in lists for t in listed):
                 if tool.name in tools:
@@ -300,9 +301,15 @@ class _Loop:
     async def _stream(self, request: ModelRequest) -> ModelResponse:
         builder = ResponseBuilder(self.state.ids)
         emit = self.state.emit
-        async with aclosing(self.agent.model.stream(request)) as events:
+        events = self.agent.model.stream(request)
+        try:
             async for event in events:
                 emit(builder.add(event))
+        finally:
+            # An adapter's generator may hold a connection: close it now, not at GC.
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                await aclose()
         return builder.finish()
 
     def _limit_reached(self) -> StopReason | None:
@@ -366,13 +373,17 @@ def _initial_messages(
 def _tool_choice(choice: ToolChoice | str) -> ToolChoice:
     if isinstance(choice, NamedToolChoice):
         return choice
-    if choice == "auto" or choice == "required" or choice == "none":
-        return choice
+    if choice == "auto":
+        return "auto"
+    if choice == "required":
+        return "required"
+    if choice == "none":
+        return "none"
     return NamedToolChoice(choice)
 
 
 def _backoff(limits: Limits, attempt: int, retry_after: float | None, ids: IdSource) -> float:
-    exponential = min(limits.retry_max_delay, limits.retry_base_delay * 2 ** (attempt - 1))
+    exponential = min(limits.retry_max_delay, limits.retry_base_delay * 2.0 ** (attempt - 1))
     jittered = exponential * (0.5 + ids.random.random() / 2)
     return max(jittered, retry_after or 0.0)
 

@@ -62,17 +62,16 @@ class Display:
             self._note(self._budget(event.step))
         elif isinstance(event, RetryScheduled):
             self._note(f"  retry {event.attempt} in {event.delay:.1f} s: {event.error}")
-        elif isinstance(event, RunFinished):
-            self._finish(event.result)
+        elif isinstance(event, RunFinished) and self._text_open:
+            self.out.write("\n")
+            self._text_open = False
 
     def _budget(self, step: int) -> str:
         steps = f"step {step}/{self.limits.max_steps or '∞'}"
         return f"[{steps}]"
 
-    def _finish(self, result: RunResult) -> None:
-        if self._text_open:
-            self.out.write("\n")
-            self._text_open = False
+    def summary(self, result: RunResult) -> None:
+        """After a run that returned (one that raised is reported as an error instead)."""
         usage = result.usage
         summary = (
             f"[{result.stop_reason} · {result.steps} steps · {len(result.calls)} calls · "

@@ -89,9 +89,10 @@ class ScriptedModel:
                     f"the scripted model has {len(self._script)} turns and was asked for turn "
                     f"{index + 1}"
                 )
-            step = self._script[index]
-        if isinstance(step, ProviderError):
-            raise step
+            scripted = self._script[index]
+            if isinstance(scripted, ProviderError):
+                raise scripted
+            step = scripted
         return Turn(text=step) if isinstance(step, str) else step
 
 
@@ -100,7 +101,9 @@ def _estimate_usage(request: ModelRequest, turn: Turn) -> Usage:
     output_chars = len(turn.text) + sum(
         len(c.name) + len(str(c.arguments)) for c in turn.tool_calls
     )
-    return Usage(input_tokens=prompt_chars // 4 + 1, output_tokens=output_chars // 4 + 1, requests=1)
+    return Usage(
+        input_tokens=prompt_chars // 4 + 1, output_tokens=output_chars // 4 + 1, requests=1
+    )
 
 
 def _part_chars(part: object) -> int:
@@ -149,4 +152,3 @@ def scripted_from_spec(spec: str) -> ScriptedModel:
     if not spec:
         raise UsageError("scripted model needs a path: scripted:PATH")
     return ScriptedModel(load_script(spec), name=f"scripted:{spec}")
-
