@@ -55,9 +55,8 @@ class Display:
             self._note(f"  {verdict} by {event.decided_by}{reason}")
         elif isinstance(event, ToolResultReady):
             mark = "✗" if event.result.is_error else "←"
-            self._note(
-                f"{mark} {event.call.name} ({event.duration:.2f} s): {preview(event.result.content)}"
-            )
+            took = f"{event.duration:.2f} s"
+            self._note(f"{mark} {event.call.name} ({took}): {preview(event.result.content)}")
         elif isinstance(event, StepStarted) and event.step > 1:
             self._note(self._budget(event.step))
         elif isinstance(event, RetryScheduled):
@@ -75,7 +74,8 @@ class Display:
         usage = result.usage
         summary = (
             f"[{result.stop_reason} · {result.steps} steps · {len(result.calls)} calls · "
-            f"{usage.input_tokens} in / {usage.output_tokens} out tokens · run {result.run_id[:12]}]"
+            f"{usage.input_tokens} in / {usage.output_tokens} out tokens · "
+            f"run {result.run_id[:12]}]"
         )
         if result.error:
             summary += f"\n{result.error}"

@@ -117,7 +117,8 @@ def _part_chars(part: object) -> int:
 
 
 def load_script(path: str | Path) -> list[Turn]:
-    """Read a JSON list of turns: `{"text": ...}` and/or `{"tool_calls": [{"name", "arguments"}]}`."""
+    """Read a JSON list of turns, each `{"text": ...}` and/or
+    `{"tool_calls": [{"name": ..., "arguments": {...}}]}`."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -23,9 +23,10 @@ from ._tool import SideEffect, Tool, ToolContext
 class Injected:
     """Marks a parameter the application supplies: `user: Annotated[User, Injected()]`.
 
-    It never appears in the schema, and a model that sends it gets a validation error. The value is
-    `deps[key]` (key defaults to the parameter name), or one of the context's own values: `run_id`,
-    `call_id`, `step`, `idempotency_key`. A parameter typed `ToolContext` receives the whole context.
+    It never appears in the schema, and a model that sends it gets a validation error. The value
+    is `deps[key]` (key defaults to the parameter name), or one of the context's own values:
+    `run_id`, `call_id`, `step`, `idempotency_key`. A parameter typed `ToolContext` receives the
+    whole context.
     """
 
     key: str | None = None
