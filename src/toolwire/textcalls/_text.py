@@ -1,0 +1,299 @@
+"""Text modes: content and reasoning, code fences and inline code spans.
+
+Content is where markers are looked for. Inline code spans and code fences in a language other
+than a tool's are passed through untouched: a call written there is an example, not a call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from ._util import IDENT_START, NO, PARTIAL, match_token, skip_space
+
+if TYPE_CHECKING:
+    from ._machine import Machine, Owner
+
+__all__ = ["Action", "FenceOpen", "InlineCode", "MarkerTable", "RawFence", "TextMode"]
+
+# Fences whose body is a call, explicitly, and fences that may hold one (a known tool's name).
+TOOL_FENCES = frozenset(
+    {"tool_call", "tool_calls", "tool_code", "tool", "tools", "tool_use", "function_call",
+     "function_calls", "functions"}
+)
+NEUTRAL_FENCES = frozenset({"", "json", "json5", "jsonc", "xml"})
+_MAX_BACKTICKS = 32
+_INFO = re.compile(r"[ \t]*([A-Za-z0-9_+\-.:]*)")
+_BACKTICKS = re.compile(r"`+")
+_CODE_END = re.compile(r"[`\n]")
+
+
+class Action(Protocol):
+    """What a marker does where it is found: returns the index to resume at, or -1 to decline
+    (the marker is then plain text)."""
+
+    def __call__(
+        self, m: Machine, owner: Owner, buf: str, i: int, marker: str, reasoning: bool
+    ) -> int: ...
+
+
+class MarkerTable:
+    def __init__(self, entries: Sequence[tuple[str, Action]]) -> None:
+        by_first: dict[str, list[tuple[str, Action]]] = {}
+        for marker, action in sorted(entries, key=lambda e: -len(e[0])):
+            by_first.setdefault(marker[0], []).append((marker, action))
+        self._by_first = by_first
+        self.first_chars = frozenset(by_first)
+        self._prefixes = {m[:k] for m, _ in entries for k in range(1, len(m))}
+        self._longest = max(len(m) for m, _ in entries)
+
+    def match(self, buf: str, i: int, final: bool) -> tuple[str, Action] | int:
+        """(marker, action) at `buf[i:]`, or PARTIAL / NO."""
+        for marker, action in self._by_first.get(buf[i], ()):
+            if buf.startswith(marker, i):
+                return marker, action
+        if not final and len(buf) - i < self._longest and buf[i:] in self._prefixes:
+            return PARTIAL
+        return NO
+
+
+class TextMode:
+    """Content or reasoning until one of `closers` (consumed) or `stops` (left for the parent).
+    With `calls`, markers start calls; with `at_start` (the reply's own content), so may a
+    marker-less call at the very beginning (a known tool's name is then required)."""
+
+    def __init__(
+        self,
+        *,
+        reasoning: bool = False,
+        closers: Sequence[str] = (),
+        stops: Sequence[str] = (),
+        calls: bool = True,
+        at_start: bool = False,
+    ) -> None:
+        self.reasoning = reasoning
+        self.closers = tuple(closers)
+        self.stops = tuple(stops)
+        self.calls = calls
+        self.at_start = at_start
+        self._interesting: re.Pattern[str] | None = None
+
+    def _pattern(self, m: Machine) -> re.Pattern[str]:
+        if self._interesting is None:
+            chars = {t[0] for t in self.closers + self.stops}
+            if self.calls:
+                chars |= m.markers.first_chars | {"`"}
+            self._interesting = re.compile("[" + re.escape("".join(sorted(chars))) + "]")
+        return self._interesting
+
+    def emit(self, m: Machine, text: str) -> None:
+        if self.reasoning:
+            m.reasoning(text)
+        else:
+            m.content(text)
+
+    def step(self, m: Machine, buf: str, i: int) -> int:
+        if i >= len(buf):
+            return i
+        if self.at_start and self.calls and not m.content_started:
+            j = skip_space(buf, i)
+            if j > i:
+                self.emit(m, buf[i:j])
+                return j
+            return self._special(m, buf, i, at_start=True)
+        found = self._pattern(m).search(buf, i)
+        j = found.start() if found else len(buf)
+        if j > i:
+            self.emit(m, buf[i:j])
+            return j
+        return self._special(m, buf, i, at_start=False)
+
+    def _special(self, m: Machine, buf: str, i: int, *, at_start: bool) -> int:
+        length, _ = match_token(buf, i, self.closers, m.final)
+        if length > 0:
+            m.pop(self)
+            return i + length
+        stop, _ = match_token(buf, i, self.stops, m.final)
+        if stop > 0:
+            m.pop(self)
+            return i
+        if length == PARTIAL or stop == PARTIAL:
+            return i
+        if self.calls:
+            if buf[i] == "`":
+                return self._backticks(m, buf, i)
+            found = m.markers.match(buf, i, m.final)
+            if found == PARTIAL:
+                return i
+            if isinstance(found, tuple):
+                marker, action = found
+                j = action(m, self, buf, i, marker, self.reasoning)
+                if j >= 0:
+                    return j
+            if at_start:
+                return self._marker_less(m, buf, i)
+        self.emit(m, buf[i])
+        return i + 1
+
+    def _marker_less(self, m: Machine, buf: str, i: int) -> int:
+        # Imported here: the readers build on this module's modes.
+        from ._blocks import ListReader
+        from ._readers import JsonCallReader, NamedCallReader
+
+        char = buf[i]
+        if m.profile.functionary:
+            length, _ = match_token(buf, i, ("all\n",), m.final)
+            if length == PARTIAL:
+                return i
+            if length > 0:  # Functionary: "all" opens plain text
+                return i + length
+        if char in ";," and m.call_count:  # between marker-less calls (`{...}; {...}`)
+            return i + 1
+        if char == "{":
+            m.begin_candidate(i)
+            m.push(JsonCallReader(m, self, i))
+            return i
+        if char == "[":
+            m.begin_candidate(i)
+            m.push(ListReader(m, self, i))
+            return i
+        if char in IDENT_START:
+            m.begin_candidate(i)
+            m.push(NamedCallReader(m, self, i, explicit=False, json_args=True))
+            return i
+        self.emit(m, char)
+        return i + 1
+
+    def _backticks(self, m: Machine, buf: str, i: int) -> int:
+        run = _BACKTICKS.match(buf, i)
+        assert run is not None
+        ticks = run.end() - i
+        if run.end() == len(buf) and not m.final and ticks < _MAX_BACKTICKS:
+            return i  # the run may go on
+        if 3 <= ticks < _MAX_BACKTICKS:
+            m.push(FenceOpen(ticks, self.reasoning))
+            return i
+        self.emit(m, run.group())
+        if ticks < 3:
+            m.push(InlineCode(ticks, self.reasoning))
+        return run.end()
+
+    # As an owner of marker-less items: nothing to close, nothing to do after one.
+    def item_done(self, m: Machine, outcome: str) -> None:
+        pass
+
+    def closer_at(self, m: Machine, buf: str, i: int) -> int:
+        return NO
+
+    def eof(self, m: Machine) -> None:
+        pass
+
+
+def _emit(m: Machine, text: str, reasoning: bool) -> None:
+    if reasoning:
+        m.reasoning(text)
+    else:
+        m.content(text)
+
+
+class InlineCode:
+    """`code`: text until the same run of backticks, or the end of the line."""
+
+    def __init__(self, ticks: int, reasoning: bool) -> None:
+        self.ticks = ticks
+        self.reasoning = reasoning
+
+    def step(self, m: Machine, buf: str, i: int) -> int:
+        found = _CODE_END.search(buf, i)
+        j = found.start() if found else len(buf)
+        if j > i:
+            _emit(m, buf[i:j], self.reasoning)
+            return j
+        if i >= len(buf):
+            return i
+        if buf[i] == "\n":
+            _emit(m, "\n", self.reasoning)
+            m.pop(self)
+            return i + 1
+        run = _BACKTICKS.match(buf, i)
+        assert run is not None
+        if run.end() == len(buf) and not m.final and run.end() - i < _MAX_BACKTICKS:
+            return i
+        _emit(m, run.group(), self.reasoning)
+        if run.end() - i == self.ticks:
+            m.pop(self)
+        return run.end()
+
+    def eof(self, m: Machine) -> None:
+        pass
+
+
+class RawFence:
+    """The body of a fence that is not a tool's: text, closer included."""
+
+    def __init__(self, ticks: int, reasoning: bool) -> None:
+        self.ticks = ticks
+        self.reasoning = reasoning
+
+    def step(self, m: Machine, buf: str, i: int) -> int:
+        j = buf.find("`", i)
+        if j < 0:
+            j = len(buf)
+        if j > i:
+            _emit(m, buf[i:j], self.reasoning)
+            return j
+        if i >= len(buf):
+            return i
+        run = _BACKTICKS.match(buf, i)
+        assert run is not None
+        if run.end() == len(buf) and not m.final and run.end() - i < _MAX_BACKTICKS:
+            return i
+        _emit(m, run.group(), self.reasoning)
+        if run.end() - i >= self.ticks:
+            m.pop(self)
+        return run.end()
+
+    def eof(self, m: Machine) -> None:
+        pass
+
+
+class FenceOpen:
+    """At a run of three or more backticks: read the info string and open the right fence."""
+
+    def __init__(self, ticks: int, reasoning: bool) -> None:
+        self.ticks = ticks
+        self.reasoning = reasoning
+
+    def step(self, m: Machine, buf: str, i: int) -> int:
+        from ._blocks import Block, BlockSpec
+
+        info = _INFO.match(buf, i + self.ticks)
+        assert info is not None
+        end = info.end()
+        if end == len(buf) and not m.final and end - i < 64:
+            return i
+        language = info.group(1).lower()
+        m.pop(self)
+        ticks, reasoning = self.ticks, self.reasoning
+        if language in TOOL_FENCES or language in NEUTRAL_FENCES:
+            explicit = language in TOOL_FENCES
+            m.begin_candidate(
+                i, on_reject=_raw_fence(ticks, reasoning), keep_at_eof=not explicit,
+                reasoning=reasoning,
+            )
+            m.push(Block(BlockSpec(closers=("`" * ticks,), explicit=explicit, fence=True)))
+            return end
+        _emit(m, buf[i:end], reasoning)
+        m.push(RawFence(ticks, reasoning))
+        return end
+
+    def eof(self, m: Machine) -> None:
+        pass
+
+
+def _raw_fence(ticks: int, reasoning: bool) -> Callable[[Machine], None]:
+    def push(m: Machine) -> None:
+        m.push(RawFence(ticks, reasoning))
+
+    return push
