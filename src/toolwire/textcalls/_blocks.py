@@ -8,13 +8,21 @@ A body that does not start like a call means the marker was prose: it is given b
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ._readers import JsonCallReader, NamedCallReader
-from ._util import IDENT_START, NO, PARTIAL, find_first, match_token, safe_end, skip_space
+from ._util import (
+    IDENT_START,
+    NO,
+    PARTIAL,
+    fence_mark,
+    find_first,
+    match_token,
+    safe_end,
+    skip_space,
+)
 from ._xml import FUNCTION_OPENERS, FunctionReader
 
 if TYPE_CHECKING:
@@ -26,7 +34,6 @@ ItemFactory = Callable[["Machine", "Owner", int, str], "Mode"]
 """Builds the reader for an item that starts with a format's own token."""
 
 PUSHED = 1
-_FENCE_MARK = re.compile(r"`{3,}[A-Za-z0-9_+\-]*")
 _ITEMS, _SKIP, _RESIDUAL = range(3)
 
 
@@ -163,12 +170,7 @@ class Block:
         if length != NO or self.spec.fence or buf[i] != "`":
             return length
         # A fence inside a tag (`<tool_call>```json {...}```</tool_call>`): its marks go.
-        mark = _FENCE_MARK.match(buf, i)
-        if mark is None:
-            return NO
-        if mark.end() == len(buf) and not m.final:
-            return PARTIAL
-        return mark.end() - i
+        return fence_mark(buf, i, m.final)
 
     def _end(self, m: Machine, i: int) -> int:
         """Text that is no call, after calls: it is content, up to the closer if there is one."""

@@ -76,6 +76,16 @@ def _control(char: str) -> str:
     return _CONTROL.get(char) or f"\\u{ord(char):04x}"
 
 
+def _code_point(digits: str) -> str:
+    """A `\\u`, `\\x` or `\\U` escape's code point, as JSON string text."""
+    if len(digits) <= 4:
+        return "\\u" + digits.rjust(4, "0")
+    code = int(digits, 16)
+    if code > 0x10FFFF:
+        return "\\\\U" + digits  # not a character: the backslash was literal
+    return json.dumps(chr(code), ensure_ascii=False)[1:-1]
+
+
 def _literal(token: str) -> str | None:
     """A bare token as strict JSON, or None when it is not a value (a variable, a call...)."""
     if token in _LITERALS:
@@ -458,9 +468,9 @@ class LenientJson:
         if simple is not None:
             self._out(simple)
             return i + 1
-        if char in "ux":
+        if char in "uxU":
             self._hex = []
-            self._hex_size = 4 if char == "u" else 2
+            self._hex_size = {"u": 4, "x": 2, "U": 8}[char]
             self._state = _HEX
             return i + 1
         # An escape JSON does not know (`\d` in a regex): the backslash was meant literally.
@@ -471,10 +481,10 @@ class LenientJson:
         if char in _HEX_DIGITS:
             self._hex.append(char)
             if len(self._hex) == self._hex_size:
-                self._out("\\u" + "".join(self._hex).rjust(4, "0"))
+                self._out(_code_point("".join(self._hex)))
                 self._state = _STR
             return i + 1
-        letter = "u" if self._hex_size == 4 else "x"
+        letter = {4: "u", 2: "x", 8: "U"}[self._hex_size]
         self._out("\\\\" + letter + "".join(self._hex))
         self._state = _STR
         return i

@@ -13,7 +13,15 @@ from ._args import ArgsReader
 from ._json import LenientJson, ValueKind
 from ._readers import NamedCallReader
 from ._text import TextMode
-from ._util import IDENT_START, PARTIAL, find_first, match_token, safe_end, skip_space
+from ._util import (
+    IDENT_START,
+    PARTIAL,
+    fence_mark,
+    find_first,
+    match_token,
+    safe_end,
+    skip_space,
+)
 
 if TYPE_CHECKING:
     from ._machine import Machine, Mode, Owner
@@ -44,21 +52,21 @@ DEEPSEEK_CALLS_END = ("<｜tool▁calls▁end｜>", "<｜tool_calls_end｜>", "<
 DEEPSEEK_CALL_BEGIN = ("<｜tool▁call▁begin｜>", "<｜tool_call_begin｜>", "<｜tool call begin｜>")
 _DEEPSEEK_CALL_END = ("<｜tool▁call▁end｜>", "<｜tool_call_end｜>", "<｜tool call end｜>")
 _DEEPSEEK_SEP = ("<｜tool▁sep｜>", "<｜tool_sep｜>", "<｜tool sep｜>")
-_FENCE_OPEN = re.compile(r"```[A-Za-z]*")
 
 
 class _NameUntil:
     """Reads the marker, then a name up to one of `ends` (not consumed)."""
 
-    def __init__(self, at: int, marker: str, ends: Sequence[str]) -> None:
-        self._next = at + len(marker)
+    def __init__(self, marker: str, ends: Sequence[str]) -> None:
+        self._marker = len(marker)  # still to skip, at the first read
         self._ends = tuple(ends)
         self._parts: list[str] = []
 
     def read(self, m: Machine, buf: str, i: int) -> tuple[int, str | None, str]:
         """(index, name or None when not yet complete, end token found)."""
-        if i < self._next:
-            return self._next, None, ""
+        if self._marker:
+            skip, self._marker = self._marker, 0
+            return i + skip, None, ""
         at, token = find_first(buf, i, self._ends)
         end = at if at >= 0 else safe_end(buf, i, self._ends, m.final)
         self._parts.append(buf[i:end])
@@ -80,7 +88,7 @@ class KimiCall:
 
     def __init__(self, m: Machine, owner: Owner, at: int, marker: str) -> None:
         self.owner = owner
-        self._name = _NameUntil(at, marker, ("<|tool_call_argument_begin|>",))
+        self._name = _NameUntil(marker, ("<|tool_call_argument_begin|>",))
 
     def step(self, m: Machine, buf: str, i: int) -> int:
         j, name, token = self._name.read(m, buf, i)
@@ -106,7 +114,7 @@ class DeepSeekCall:
 
     def __init__(self, m: Machine, owner: Owner, at: int, marker: str) -> None:
         self.owner = owner
-        self._head = _NameUntil(at, marker, _DEEPSEEK_SEP)
+        self._head = _NameUntil(marker, _DEEPSEEK_SEP)
         self._name: _NameUntil | None = None
         self._ready: str | None = None
 
@@ -116,11 +124,11 @@ class DeepSeekCall:
         j = skip_space(buf, i)
         if j > i:
             return j
-        fence = _FENCE_OPEN.match(buf, i)
-        if fence is not None:
-            if fence.end() == len(buf) and not m.final:
-                return i
-            return fence.end()
+        fence = fence_mark(buf, i, m.final)
+        if fence == PARTIAL and i < len(buf):
+            return i
+        if fence > 0:
+            return i + fence
         if i >= len(buf) and not m.final:
             return i
         index = _start(m, self.owner, self._ready, i, self)
@@ -138,7 +146,7 @@ class DeepSeekCall:
             if head.strip() != "function":  # V3.1: the name came first
                 self._ready = head.strip()
                 return after
-            self._name = _NameUntil(after, "", ("\n", "```", "{"))
+            self._name = _NameUntil("", ("\n", "```", "{"))
             return after
         j, name, token = self._name.read(m, buf, i)
         if name is None:
@@ -163,7 +171,7 @@ class GemmaCall:
 
     def __init__(self, m: Machine, owner: Owner, at: int, marker: str, quote: str) -> None:
         self.owner = owner
-        self._name = _NameUntil(at, marker, ("{",))
+        self._name = _NameUntil(marker, ("{",))
         self._quote = quote
 
     def step(self, m: Machine, buf: str, i: int) -> int:

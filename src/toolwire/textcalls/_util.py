@@ -5,10 +5,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["IDENT_START", "NO", "PARTIAL", "find_first", "match_token", "safe_end", "skip_space"]
+__all__ = [
+    "IDENT_START",
+    "NO",
+    "PARTIAL",
+    "fence_mark",
+    "find_first",
+    "match_token",
+    "safe_end",
+    "skip_space",
+]
 
 IDENT_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _SPACE_RUN = re.compile(r"[ \t\r\n]+")
+_FENCE_MARK = re.compile(r"`{3,}[A-Za-z0-9_+\-]*")
 
 NO = 0
 PARTIAL = -1
@@ -53,3 +63,13 @@ def safe_end(buf: str, i: int, tokens: Sequence[str], final: bool) -> int:
         if any(t.startswith(tail) for t in tokens):
             return start
     return n
+
+
+def fence_mark(buf: str, i: int, final: bool) -> int:
+    """Length of a fence mark (three or more backticks and a language) at `buf[i:]`."""
+    mark = _FENCE_MARK.match(buf, i)
+    if mark is not None and (mark.end() < len(buf) or final):
+        return mark.end() - i
+    if not final and (mark is not None or not buf[i:].strip("`")):
+        return PARTIAL
+    return NO
