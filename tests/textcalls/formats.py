@@ -12,6 +12,11 @@ from typing import Any
 Writer = Callable[[str, Mapping[str, Any]], str]
 
 
+def ds(words: str) -> str:
+    """A DeepSeek special token (fullwidth bars, U+2581 between words)."""
+    return "<\uff5c" + "\u2581".join(words.split()) + "\uff5c>"
+
+
 def _j(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
@@ -28,8 +33,12 @@ WRITERS: dict[str, Writer] = {
     "fence": lambda n, a: f"```tool_call\n{_j({'name': n, 'arguments': a})}\n```",
     "fence_json": lambda n, a: f"```json\n{_j({'name': n, 'arguments': a})}\n```",
     "hermes": lambda n, a: f"<tool_call>\n{_j({'name': n, 'arguments': a})}\n</tool_call>",
-    "hermes_python_dict": lambda n, a: f"<tool_call>{ {'name': n, 'arguments': dict(a)}!r}</tool_call>",
-    "function_call_tag": lambda n, a: f"<function_call>{_j({'name': n, 'arguments': a})}</function_call>",
+    "hermes_python_dict": lambda n, a: (
+        f"<tool_call>{ {'name': n, 'arguments': dict(a)}!r}</tool_call>"
+    ),
+    "function_call_tag": lambda n, a: (
+        f"<function_call>{_j({'name': n, 'arguments': a})}</function_call>"
+    ),
     "llama_tag": lambda n, a: f"<|python_tag|>{_j({'name': n, 'parameters': a})}<|eom_id|>",
     "pythonic": lambda n, a: f"[{n}({_py(a)})]",
     "llama4": lambda n, a: f"<|python_start|>[{n}({_py(a)})]<|python_end|>",
@@ -39,19 +48,23 @@ WRITERS: dict[str, Writer] = {
     "mistral": lambda n, a: f"[TOOL_CALLS] [{_j({'name': n, 'arguments': a})}]",
     "mistral_v11": lambda n, a: f"[TOOL_CALLS]{n}[ARGS]{_j(a)}",
     "granite": lambda n, a: f"<|tool_call|>[{_j({'name': n, 'arguments': a})}]",
-    "internlm": lambda n, a: f"<|action_start|><|plugin|>\n{_j({'name': n, 'parameters': a})}<|action_end|>",
+    "internlm": lambda n, a: (
+        f"<|action_start|><|plugin|>\n{_j({'name': n, 'parameters': a})}<|action_end|>"
+    ),
     "jamba": lambda n, a: f"<tool_calls>[{_j({'name': n, 'arguments': a})}]</tool_calls>",
     "phi4": lambda n, a: f"functools[{_j({'name': n, 'arguments': a})}]",
-    "command_r": lambda n, a: f"<|START_ACTION|>[{_j({'tool_call_id': '0', 'tool_name': n, 'parameters': a})}]<|END_ACTION|>",
+    "command_r": lambda n, a: (
+        f"<|START_ACTION|>[{_j({'tool_call_id': '0', 'tool_name': n, 'parameters': a})}]<|END_ACTION|>"
+    ),
     "functionary31": lambda n, a: f"<function={n}>{_j(a)}</function>",
     "functionary32": lambda n, a: f">>>{n}\n{_j(a)}",
     "deepseek_v3": lambda n, a: (
-        f"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>{n}\n```json\n"
-        f"{_j(a)}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+        f"{ds('tool calls begin')}{ds('tool call begin')}function{ds('tool sep')}{n}\n```json\n"
+        f"{_j(a)}\n```{ds('tool call end')}{ds('tool calls end')}"
     ),
     "deepseek_v31": lambda n, a: (
-        f"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>{n}<｜tool▁sep｜>{_j(a)}"
-        "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+        f"{ds('tool calls begin')}{ds('tool call begin')}{n}{ds('tool sep')}{_j(a)}"
+        f"{ds('tool call end')}{ds('tool calls end')}"
     ),
     "kimi": lambda n, a: (
         f"<|tool_calls_section_begin|><|tool_call_begin|>functions.{n}:0"
@@ -61,8 +74,12 @@ WRITERS: dict[str, Writer] = {
         f"<|start|>assistant<|channel|>commentary to=functions.{n} <|constrain|>json"
         f"<|message|>{_j(a)}<|call|>"
     ),
-    "openai_shape": lambda n, a: f"<tool_call>{_j({'type': 'function', 'function': {'name': n, 'arguments': _j(a)}})}</tool_call>",
-    "generic": lambda n, a: f"<tool_call>{_j({'tool_calls': [{'name': n, 'arguments': a, 'id': 'call_1'}]})}</tool_call>",
+    "openai_shape": lambda n, a: (
+        f"<tool_call>{_j({'type': 'function', 'function': {'name': n, 'arguments': _j(a)}})}</tool_call>"
+    ),
+    "generic": lambda n, a: (
+        f"<tool_call>{_j({'tool_calls': [{'name': n, 'arguments': a, 'id': 'call_1'}]})}</tool_call>"
+    ),
 }
 
 # XML-style formats carry strings only (values stay strings without a schema).

@@ -13,19 +13,19 @@ from toolwire.textcalls import (
     CallInvalid,
     CallStarted,
     ParseResult,
-    Scanner,
     ScanEvent,
+    Scanner,
     parse_calls,
 )
 from toolwire.textcalls._parse import collect
 
 __all__ = [
+    "assert_invariants",
+    "assert_same_everywhere",
     "chunkings",
     "events_for",
     "marker_splits",
     "result_for",
-    "assert_invariants",
-    "assert_same_everywhere",
 ]
 
 
@@ -62,8 +62,10 @@ _BOUNDARY_CHARS = "<>[]|｜`{}():=\n\"'"
 
 def marker_splits(text: str) -> list[list[str]]:
     """The text split in two at every position next to a marker character."""
-    cuts = sorted({i for i, c in enumerate(text) if c in _BOUNDARY_CHARS} |
-                  {i + 1 for i, c in enumerate(text) if c in _BOUNDARY_CHARS})
+    cuts = sorted(
+        {i for i, c in enumerate(text) if c in _BOUNDARY_CHARS}
+        | {i + 1 for i, c in enumerate(text) if c in _BOUNDARY_CHARS}
+    )
     return [[text[:cut], text[cut:]] for cut in cuts if 0 < cut < len(text)]
 
 

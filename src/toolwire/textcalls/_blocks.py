@@ -26,7 +26,7 @@ from ._util import (
 from ._xml import FUNCTION_OPENERS, FunctionReader
 
 if TYPE_CHECKING:
-    from ._machine import Machine, Mode, Owner
+    from ._machine import Machine, Mode, Outcome, Owner
 
 __all__ = ["Block", "BlockSpec", "ItemFactory", "ListReader", "start_item"]
 
@@ -100,7 +100,7 @@ class Block:
     def closer_at(self, m: Machine, buf: str, i: int) -> int:
         return match_token(buf, i, self.spec.closers, m.final)[0]
 
-    def item_done(self, m: Machine, outcome: str) -> None:
+    def item_done(self, m: Machine, outcome: Outcome) -> None:
         if outcome != "text":
             self.items += 1
         if self.spec.single or not self.spec.closers:
@@ -158,9 +158,9 @@ class Block:
             return i
         if isinstance(found, tuple):
             marker, action = found
-            j: int = action(m, self, buf, i, marker, False)
-            if j >= 0:
-                return j
+            resumed = action(m, self, buf, i, marker, False)
+            if resumed >= 0:
+                return resumed
         if m.undecided:
             return m.reject(i)
         return self._end(m, i)
@@ -213,7 +213,7 @@ class ListReader:
     def closer_at(self, m: Machine, buf: str, i: int) -> int:
         return NO
 
-    def item_done(self, m: Machine, outcome: str) -> None:
+    def item_done(self, m: Machine, outcome: Outcome) -> None:
         if outcome == "ok":
             self.items += 1
             return

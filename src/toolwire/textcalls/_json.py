@@ -249,13 +249,13 @@ class LenientJson:
                     i += 1
                 else:
                     self._fail("expected ':' after a key", char)
-            elif state == _BARE or state == _BAREKEY or state == _CNAME:
+            elif state in (_BARE, _BAREKEY, _CNAME):
                 i = self._token_char(buf, i, char)
             elif state == _ESC:
                 i = self._escape(i, char)
             elif state == _HEX:
                 i = self._hex_char(i, char)
-            elif state == _Q1 or state == _Q2:
+            elif state in (_Q1, _Q2):
                 i = self._quote_open(i, char)
             else:  # _CITEM
                 i = self._call_item(buf, i, char)
@@ -422,7 +422,9 @@ class LenientJson:
         quote = self._quote
         if self._quotes_held and char != quote:
             self._release_quotes()
-        run = (_DQ_RUN if quote == '"' and not self._triple else _OTHER_RUN).match(buf, i, self._limit)
+        run = (_DQ_RUN if quote == '"' and not self._triple else _OTHER_RUN).match(
+            buf, i, self._limit
+        )
         if run is not None:
             self._out(run.group())
             return run.end()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, TypeAlias
 
 from ._events import (
     ArgumentsDelta,
@@ -29,8 +29,9 @@ from ._tools import ToolSpec
 
 if TYPE_CHECKING:
     from ._profiles import Profile
+    from ._text import MarkerTable
 
-__all__ = ["Machine", "Mode", "Owner", "Recorder"]
+__all__ = ["Machine", "Mode", "Outcome", "Owner", "Recorder"]
 
 _SPACE = " \t\r\n"
 # Name forms models write for a tool: `functions.get_weather` (Harmony, Kimi), `get_weather.call`
@@ -44,10 +45,15 @@ class Mode(Protocol):
     def eof(self, m: Machine) -> None: ...
 
 
+Outcome: TypeAlias = Literal["ok", "failed", "text"]
+"""How an item ended: a call (valid or not) was read; a call broke (skip to the closer); the
+item was no call, its text given back as content."""
+
+
 class Owner(Protocol):
     """A mode that reads calls through item readers: a tag block, a list, a fence."""
 
-    def item_done(self, m: Machine, ok: bool) -> None: ...
+    def item_done(self, m: Machine, outcome: Outcome) -> None: ...
 
     def closer_at(self, m: Machine, buf: str, i: int) -> int:
         """Length of the owner's closer at `buf[i:]`; 0 when none; -1 when it may be one but
@@ -114,7 +120,7 @@ class Machine:
         self,
         tools: Mapping[str, ToolSpec],
         profile: Profile,
-        markers: Any,
+        markers: MarkerTable,
         base: Mode,
     ) -> None:
         self.tools = tools
@@ -161,7 +167,11 @@ class Machine:
         buf = self._current = self._buf
         i = 0
         idle = 0
+        final = self.final
+        size = len(buf)
         while self.stack:
+            if i >= size and not final:
+                break  # at the end of what arrived every mode would wait
             mode = self.stack[-1]
             j = mode.step(self, buf, i)
             if j > i:
@@ -179,24 +189,19 @@ class Machine:
                     j = min(i + 1, len(buf))
                     idle = 0
             i = j
-        self._record(buf, i)
-        for recorder in self._recorders():
+        for recorder in self._items:
+            recorder.take(buf, i)
             recorder.mark = 0
-        self._buf = buf[i:]
-        self._current = self._buf
-
-    def _recorders(self) -> list[Recorder]:
-        recorders = list(self._items)
         if self._candidate is not None:
-            recorders.append(self._candidate.recorder)
-        return recorders
-
-    def _record(self, buf: str, upto: int) -> None:
-        for recorder in self._recorders():
-            recorder.take(buf, upto)
+            self._candidate.recorder.take(buf, i)
+            self._candidate.recorder.mark = 0
+        self._buf = buf[i:] if i else buf
+        self._current = self._buf
 
     def _drain(self) -> list[ScanEvent]:
         events, self.events = self.events, []
+        if len(events) < 2:
+            return events
         merged: list[ScanEvent] = []
         for event in events:
             last = merged[-1] if merged else None

@@ -11,6 +11,7 @@ from ._special import (
     DEEPSEEK_CALL_BEGIN,
     DEEPSEEK_CALLS_BEGIN,
     DEEPSEEK_CALLS_END,
+    DEEPSEEK_END_OF_SENTENCE,
     HARMONY_HEADERS,
     DeepSeekCall,
     GemmaCall,
@@ -37,9 +38,20 @@ REASONING_CLOSERS = tuple(_REASONING.values())
 
 # Special tokens that leak into text when a server does not skip them: never content.
 _NOISE = (
-    "<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>",
-    "<|endoftext|>", "<|end_of_text|>", "</s>", "<end_of_turn>", "<|START_RESPONSE|>",
-    "<|END_RESPONSE|>", "<｜end▁of▁sentence｜>", "<|python_end|>",
+    "<|eot_id|>",
+    "<|eom_id|>",
+    "<|im_end|>",
+    "<|end|>",
+    "<|return|>",
+    "<|call|>",
+    "<|endoftext|>",
+    "<|end_of_text|>",
+    "</s>",
+    "<end_of_turn>",
+    "<|START_RESPONSE|>",
+    "<|END_RESPONSE|>",
+    DEEPSEEK_END_OF_SENTENCE,
+    "<|python_end|>",
 )
 
 
@@ -73,7 +85,9 @@ def _drop(m: Machine, owner: Owner, buf: str, i: int, marker: str, reasoning: bo
     return i + len(marker)
 
 
-def _tags(closer: str, *, inner: Sequence[str] = (), explicit: bool = True, glm: bool = False) -> Action:
+def _tags(
+    closer: str, *, inner: Sequence[str] = (), explicit: bool = True, glm: bool = False
+) -> Action:
     return _block(BlockSpec(closers=(closer,), inner=tuple(inner), explicit=explicit, glm=glm))
 
 

@@ -26,9 +26,20 @@ __all__ = ["JsonCallReader", "NamedCallReader"]
 
 NAME_KEYS = frozenset({"name", "tool_name", "function_name", "tool"})
 ARGUMENT_KEYS = frozenset({"arguments", "parameters", "args", "input", "tool_input", "params"})
-CALL_KEYS = NAME_KEYS | ARGUMENT_KEYS | {
-    "type", "id", "tool_call_id", "call_id", "index", "function", "tool_call", "tool_calls",
-}
+CALL_KEYS = (
+    NAME_KEYS
+    | ARGUMENT_KEYS
+    | {
+        "type",
+        "id",
+        "tool_call_id",
+        "call_id",
+        "index",
+        "function",
+        "tool_call",
+        "tool_calls",
+    }
+)
 _CALL, _ARGS, _ARGS_TEXT, _NAME, _CALLS, _PASS = range(6)
 
 
@@ -356,9 +367,7 @@ class NamedCallReader:
         else:
             spec = m.spec(name)
             positional = spec.parameter_names if spec else ()
-            m.push(
-                ArgsReader(self.owner, index, call_args=form == "python", positional=positional)
-            )
+            m.push(ArgsReader(self.owner, index, call_args=form == "python", positional=positional))
         return i
 
     def _no_call(self, m: Machine, i: int) -> int:
@@ -373,4 +382,3 @@ class NamedCallReader:
     def eof(self, m: Machine) -> None:
         m.drop_item(self._item)
         m.content("".join(self._text))
-

@@ -30,6 +30,7 @@ __all__ = [
     "DEEPSEEK_CALLS_BEGIN",
     "DEEPSEEK_CALLS_END",
     "DEEPSEEK_CALL_BEGIN",
+    "DEEPSEEK_END_OF_SENTENCE",
     "HARMONY_HEADERS",
     "DeepSeekCall",
     "GemmaCall",
@@ -40,18 +41,23 @@ __all__ = [
 
 _NAME_LIMIT = 256
 
-# DeepSeek's tokens use U+FF5C and U+2581; R1 distills spell them several other ways.
-DEEPSEEK_CALLS_BEGIN = (
-    "<｜tool▁calls▁begin｜>",
-    "<｜tool_calls_begin｜>",
-    "<｜tool calls begin｜>",
-    "<｜tool\\_calls\\_begin｜>",
-    "<｜tool▁calls｜>",
-)
-DEEPSEEK_CALLS_END = ("<｜tool▁calls▁end｜>", "<｜tool_calls_end｜>", "<｜tool calls end｜>")
-DEEPSEEK_CALL_BEGIN = ("<｜tool▁call▁begin｜>", "<｜tool_call_begin｜>", "<｜tool call begin｜>")
-_DEEPSEEK_CALL_END = ("<｜tool▁call▁end｜>", "<｜tool_call_end｜>", "<｜tool call end｜>")
-_DEEPSEEK_SEP = ("<｜tool▁sep｜>", "<｜tool_sep｜>", "<｜tool sep｜>")
+
+def _deepseek(words: str, joiner: str = "\u2581") -> str:
+    """A DeepSeek token: fullwidth bars (U+FF5C) around words joined by U+2581."""
+    return "<\uff5c" + joiner.join(words.split()) + "\uff5c>"
+
+
+def _spellings(words: str) -> tuple[str, ...]:
+    # R1 distills write the joiner as `_`, a space, or an escaped `\_`.
+    return tuple(_deepseek(words, joiner) for joiner in ("\u2581", "_", " ", "\\_"))
+
+
+DEEPSEEK_CALLS_BEGIN = (*_spellings("tool calls begin"), _deepseek("tool calls"))
+DEEPSEEK_CALLS_END = _spellings("tool calls end")
+DEEPSEEK_CALL_BEGIN = _spellings("tool call begin")
+DEEPSEEK_END_OF_SENTENCE = _deepseek("end of sentence")
+_DEEPSEEK_CALL_END = _spellings("tool call end")
+_DEEPSEEK_SEP = _spellings("tool sep")
 
 
 class _NameUntil:
@@ -260,9 +266,7 @@ _RECIPIENT = re.compile(r"to=([^\s<]+)")
 _CHANNEL = re.compile(r"<\|channel\|>\s*([A-Za-z_]+)")
 
 
-def harmony_action(
-    m: Machine, owner: Owner, buf: str, i: int, marker: str, reasoning: bool
-) -> int:
+def harmony_action(m: Machine, owner: Owner, buf: str, i: int, marker: str, reasoning: bool) -> int:
     """A message header up to `<|message|>`: a call (`to=functions.NAME`), reasoning (the
     analysis channel) or content follows."""
     end = buf.find(_HARMONY_MESSAGE, i, i + _HEADER_LIMIT)

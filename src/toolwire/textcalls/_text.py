@@ -13,14 +13,23 @@ from typing import TYPE_CHECKING, Protocol
 from ._util import IDENT_START, NO, PARTIAL, match_token, skip_space
 
 if TYPE_CHECKING:
-    from ._machine import Machine, Owner
+    from ._machine import Machine, Outcome, Owner
 
 __all__ = ["Action", "FenceOpen", "InlineCode", "MarkerTable", "RawFence", "TextMode"]
 
 # Fences whose body is a call, explicitly, and fences that may hold one (a known tool's name).
 TOOL_FENCES = frozenset(
-    {"tool_call", "tool_calls", "tool_code", "tool", "tools", "tool_use", "function_call",
-     "function_calls", "functions"}
+    {
+        "tool_call",
+        "tool_calls",
+        "tool_code",
+        "tool",
+        "tools",
+        "tool_use",
+        "function_call",
+        "function_calls",
+        "functions",
+    }
 )
 NEUTRAL_FENCES = frozenset({"", "json", "json5", "jsonc", "xml"})
 _MAX_BACKTICKS = 32
@@ -180,7 +189,7 @@ class TextMode:
         return run.end()
 
     # As an owner of marker-less items: nothing to close, nothing to do after one.
-    def item_done(self, m: Machine, outcome: str) -> None:
+    def item_done(self, m: Machine, outcome: Outcome) -> None:
         pass
 
     def closer_at(self, m: Machine, buf: str, i: int) -> int:
@@ -279,7 +288,9 @@ class FenceOpen:
         if language in TOOL_FENCES or language in NEUTRAL_FENCES:
             explicit = language in TOOL_FENCES
             m.begin_candidate(
-                i, on_reject=_raw_fence(ticks, reasoning), keep_at_eof=not explicit,
+                i,
+                on_reject=_raw_fence(ticks, reasoning),
+                keep_at_eof=not explicit,
                 reasoning=reasoning,
             )
             m.push(Block(BlockSpec(closers=("`" * ticks,), explicit=explicit, fence=True)))
