@@ -15,6 +15,8 @@ from ._events import (
 )
 from ._parse import InvalidCall, ParsedCall, ParseResult, parse_calls
 from ._profiles import PROFILES, Profile, get_profile, profile_for_model
+from ._prompted import PromptedTools
+from ._render import render_catalogue
 from ._scanner import Scanner
 from ._tools import ToolLike, ToolSpec, tool_specs
 
@@ -29,6 +31,7 @@ __all__ = [
     "ParseResult",
     "ParsedCall",
     "Profile",
+    "PromptedTools",
     "ReasoningText",
     "ScanEvent",
     "Scanner",
@@ -37,5 +40,6 @@ __all__ = [
     "get_profile",
     "parse_calls",
     "profile_for_model",
+    "render_catalogue",
     "tool_specs",
 ]

@@ -217,16 +217,16 @@ class XmlParams:
             return j
         if i >= len(buf):
             return i
+        # A value ends at its closer; a missing one is forgiven before the next parameter or the
+        # function's end. Not at the enclosing block's closer: values (code, say) may hold it.
         style = self._style
         length, token = match_token(
             buf, i, style.closers + style.openers + self._function_closers, m.final
         )
-        closer = self.owner.closer_at(m, buf, i) if length == NO else NO
-        if length == PARTIAL or closer == PARTIAL:
+        if length == PARTIAL:
             return i
-        if length > 0 or closer > 0:
+        if length > 0:
             self._end_value(m)
-            # A missing </parameter> before the next parameter or the end is forgiven.
             return i + length if token in style.closers else i
         self._value.append("<")
         return i + 1

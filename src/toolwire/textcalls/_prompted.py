@@ -1,0 +1,202 @@
+"""Prompted mode: tool calling for any text-only model, through the prompt and the scanner.
+
+`PromptedTools(model)` is itself a `Model`: the loop, its limits and tools work unchanged. The
+request's tools go into the system prompt as a catalogue; earlier calls and results are written
+into the conversation as text; the inner model is sent no tools; its text streams through the
+scanner, which turns the calls it writes into the same call events a native adapter streams.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
+
+from ..events import (
+    FinishReason,
+    ModelEvent,
+    ReasoningDelta,
+    ResponseCompleted,
+    TextDelta,
+    ToolCallArgumentsDelta,
+    ToolCallStarted,
+)
+from ..messages import Message, TextPart, ToolCall, ToolResult
+from ..models import Model, ModelRequest, NamedToolChoice, get_model
+from ._events import (
+    ArgumentsDelta,
+    CallInvalid,
+    CallStarted,
+    ContentText,
+    ReasoningText,
+    ScanEvent,
+)
+from ._profiles import Profile, get_profile, profile_for_model
+from ._render import render_call, render_catalogue, render_result
+from ._scanner import Scanner
+
+__all__ = ["PromptedTools"]
+
+# The model stops here instead of inventing a result for the call it just wrote.
+_RESULT_FENCE = "```tool_result"
+
+
+class PromptedTools:
+    """Wraps a text-only model (a `Model` or a model string) so that it can call tools.
+
+    `profile` names the model's habits (reasoning tags, its own call format); by default it is
+    guessed from the inner model's name. Calls are started with no id: the loop assigns them.
+    """
+
+    def __init__(self, model: Model | str, *, profile: Profile | str | None = None) -> None:
+        self.inner = get_model(model)
+        self.profile = (
+            profile_for_model(self.inner.name) if profile is None else get_profile(profile)
+        )
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        with_tools = bool(request.tools) and request.tool_choice != "none"
+        inner_request = self._inner_request(request, with_tools)
+        if not with_tools:
+            async for event in self.inner.stream(inner_request):
+                yield event
+            return
+        reader = _Reader(Scanner(request.tools, profile=self.profile))
+        async for event in self.inner.stream(inner_request):
+            if isinstance(event, TextDelta):
+                for converted in reader.convert(reader.scanner.feed(event.text)):
+                    yield converted
+            elif isinstance(event, ToolCallStarted | ToolCallArgumentsDelta):
+                yield reader.native(event)  # the inner model called natively after all
+            elif isinstance(event, ResponseCompleted):
+                for converted in reader.convert(reader.scanner.close()):
+                    yield converted
+                yield ResponseCompleted(
+                    finish_reason=reader.finish_reason(event.finish_reason),
+                    provider_data=event.provider_data,
+                )
+            else:
+                yield event
+
+    def _inner_request(self, request: ModelRequest, with_tools: bool) -> ModelRequest:
+        messages = _as_text(request.messages)
+        settings = request.settings
+        if with_tools:
+            catalogue = render_catalogue(
+                request.tools,
+                required=request.tool_choice == "required",
+                only=(
+                    request.tool_choice.name
+                    if isinstance(request.tool_choice, NamedToolChoice)
+                    else None
+                ),
+                parallel=request.parallel_tool_calls,
+            )
+            messages = _with_system(messages, catalogue)
+            if _RESULT_FENCE not in settings.stop:
+                settings = replace(settings, stop=(*settings.stop, _RESULT_FENCE))
+        return ModelRequest(
+            messages=tuple(messages),
+            tools=(),
+            tool_choice="auto",
+            parallel_tool_calls=request.parallel_tool_calls,
+            settings=settings,
+        )
+
+
+class _Reader:
+    """Scanner events as model events, with call indexes shared with any native calls."""
+
+    def __init__(self, scanner: Scanner) -> None:
+        self.scanner = scanner
+        self._indexes: dict[int, int] = {}  # scanner index -> response index
+        self._native: dict[int, int] = {}
+        self._streamed: set[int] = set()
+        self._count = 0
+
+    def _allocate(self) -> int:
+        self._count += 1
+        return self._count - 1
+
+    def native(self, event: ToolCallStarted | ToolCallArgumentsDelta) -> ModelEvent:
+        if isinstance(event, ToolCallStarted) or event.index not in self._native:
+            self._native[event.index] = self._allocate()
+        return replace(event, index=self._native[event.index])
+
+    def convert(self, events: Sequence[ScanEvent]) -> list[ModelEvent]:
+        out: list[ModelEvent] = []
+        for event in events:
+            if isinstance(event, ContentText):
+                out.append(TextDelta(text=event.text))
+            elif isinstance(event, ReasoningText):
+                out.append(ReasoningDelta(text=event.text))
+            elif isinstance(event, CallStarted):
+                self._indexes[event.index] = index = self._allocate()
+                out.append(ToolCallStarted(index=index, name=event.name))
+            elif isinstance(event, ArgumentsDelta):
+                self._streamed.add(event.index)
+                out.append(ToolCallArgumentsDelta(index=self._indexes[event.index], delta=event.delta))
+            elif isinstance(event, CallInvalid) and event.index not in self._streamed:
+                # Empty argument text would run as `{}`: say why instead, which never parses.
+                out.append(
+                    ToolCallArgumentsDelta(
+                        index=self._indexes[event.index], delta=f"(not a valid call: {event.reason})"
+                    )
+                )
+            # A completed call needs nothing more: its deltas already are its arguments; an
+            # invalid one's never parse (the closing brace only comes with completion).
+        return out
+
+    def finish_reason(self, inner: FinishReason) -> FinishReason:
+        if inner in ("length", "content_filter") or not self._count:
+            return inner
+        return "tool_calls"
+
+
+def _as_text(messages: Sequence[Message]) -> list[Message]:
+    """The conversation for a model that knows no tool calls: calls become tool_call blocks in
+    the assistant's text, results become tool_result blocks in a user message."""
+    calls: dict[str, ToolCall] = {}
+    converted: list[Message] = []
+    for message in messages:
+        if message.role == "assistant":
+            pieces = []
+            for part in message.parts:
+                if isinstance(part, TextPart) and part.text:
+                    pieces.append(part.text)
+                elif isinstance(part, ToolCall):
+                    calls[part.id] = part
+                    pieces.append(render_call(part))
+            converted.append(Message(role="assistant", parts=(TextPart(text="\n\n".join(pieces)),)))
+        elif message.role == "tool" or message.tool_results:
+            pieces = [
+                render_result(part, calls.get(part.call_id))
+                if isinstance(part, ToolResult)
+                else part.text
+                for part in message.parts
+                if isinstance(part, ToolResult | TextPart)
+            ]
+            _append_user(converted, "\n\n".join(pieces))
+        elif message.role == "user":
+            _append_user(converted, message.text)
+        else:
+            converted.append(message)
+    return converted
+
+
+def _append_user(messages: list[Message], text: str) -> None:
+    # Consecutive user turns are merged: many chat templates insist on alternating roles.
+    if messages and messages[-1].role == "user":
+        text = f"{messages[-1].text}\n\n{text}"
+        messages.pop()
+    messages.append(Message.user(text))
+
+
+def _with_system(messages: list[Message], catalogue: str) -> list[Message]:
+    if messages and messages[0].role == "system":
+        first = messages[0]
+        return [Message.system(f"{first.text}\n\n{catalogue}"), *messages[1:]]
+    return [Message.system(catalogue), *messages]
