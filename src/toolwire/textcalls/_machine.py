@@ -83,7 +83,6 @@ class _Candidate:
     base: int
     items: int  # item recorders begun before it
     on_reject: Callable[[Machine], None] | None
-    keep_at_eof: bool
     reasoning: bool
 
 
@@ -157,8 +156,7 @@ class Machine:
             self._candidate = None
             del self.stack[candidate.base :]
             del self._items[candidate.items :]
-            if candidate.keep_at_eof:
-                self._text(candidate.recorder.text(), candidate.reasoning)
+            self._text(candidate.recorder.text(), candidate.reasoning)
         while self.stack:
             self.stack.pop().eof(self)
         return self._drain()
@@ -256,14 +254,13 @@ class Machine:
         at: int,
         *,
         on_reject: Callable[[Machine], None] | None = None,
-        keep_at_eof: bool = True,
         reasoning: bool = False,
     ) -> None:
         """Record from `at` (call before pushing the candidate's mode). Inside an undecided
         candidate this does nothing: the outermost one decides for all."""
         if self._candidate is None:
             self._candidate = _Candidate(
-                Recorder(at), len(self.stack), len(self._items), on_reject, keep_at_eof, reasoning
+                Recorder(at), len(self.stack), len(self._items), on_reject, reasoning
             )
 
     def confirm(self) -> None:

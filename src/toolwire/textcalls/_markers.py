@@ -57,7 +57,7 @@ _NOISE = (
 
 def _block(spec: BlockSpec) -> Action:
     def action(m: Machine, owner: Owner, buf: str, i: int, marker: str, reasoning: bool) -> int:
-        m.begin_candidate(i, keep_at_eof=not spec.explicit, reasoning=reasoning)
+        m.begin_candidate(i, reasoning=reasoning)
         m.push(Block(spec))
         return i + len(marker)
 
@@ -66,7 +66,7 @@ def _block(spec: BlockSpec) -> Action:
 
 def _item(factory: ItemFactory) -> Action:
     def action(m: Machine, owner: Owner, buf: str, i: int, marker: str, reasoning: bool) -> int:
-        m.begin_candidate(i, keep_at_eof=False, reasoning=reasoning)
+        m.begin_candidate(i, reasoning=reasoning)
         m.push(factory(m, owner, i, marker))
         return i
 

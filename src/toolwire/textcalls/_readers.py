@@ -260,7 +260,8 @@ class JsonCallReader:
         self._invalidate(m, "the text ended inside the call (truncated)", None)
 
 
-_NAME_CHARS = re.compile(r"[A-Za-z0-9_\-.]+")
+_NAME_CHARS = re.compile(r"[A-Za-z0-9_\-]+")
+_DOTTED = re.compile(r"\.[A-Za-z0-9_\-]+")
 _NAME_LIMIT = 128
 _SPACES = re.compile(r"[ \t]+")
 _NEWLINES = re.compile(r"[ \t\r\n]+")
@@ -299,6 +300,11 @@ class NamedCallReader:
     def step(self, m: Machine, buf: str, i: int) -> int:
         if self._in_name:
             run = _NAME_CHARS.match(buf, i)
+            if run is None and buf.startswith(".", i):
+                # A dot joins two parts of a name (`functions.f`, `f.call`), or ends a sentence.
+                if i + 1 >= len(buf) and not m.final:
+                    return i
+                run = _DOTTED.match(buf, i)
             if run is not None:
                 self._name.append(run.group())
                 self._text.append(run.group())

@@ -290,7 +290,6 @@ class FenceOpen:
             m.begin_candidate(
                 i,
                 on_reject=_raw_fence(ticks, reasoning),
-                keep_at_eof=not explicit,
                 reasoning=reasoning,
             )
             m.push(Block(BlockSpec(closers=("`" * ticks,), explicit=explicit, fence=True)))
