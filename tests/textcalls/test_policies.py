@@ -213,7 +213,7 @@ def test_a_repl_prompt_is_not_a_functionary_call() -> None:
         f"<tool_call>\n```json\n{CALL}\n```\n</tool_call>",
         f"<response>{CALL}</response>",
         '<tool_call>{"name": "functions.get_weather", "arguments": {"city": "Paris"}}</tool_call>',
-        "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n",
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>",
         '<tool_call>{"name": "get_weather", "arguments": {city: "Paris"}}</tool_call>',
     ],
 )
@@ -272,6 +272,8 @@ def test_an_argument_holding_the_closing_tag_is_kept_whole() -> None:
         '<tool_call>{"name": "set_timer", "arguments": {"loud": tr',
         "get_weather(city='Par",
         "<function=get_weather>\n<parameter=city>\nPar",
+        "<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n",
+        "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n",
         '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"',
     ],
 )

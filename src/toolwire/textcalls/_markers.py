@@ -111,7 +111,7 @@ def _table() -> MarkerTable:
         ("<|action_start|><|plugin|>", _tags("<|action_end|>")),
         ("<|START_ACTION|>", _tags("<|END_ACTION|>")),
         ("<|python_tag|>", _block(BlockSpec(closers=("<|eom_id|>", "<|eot_id|>")))),
-        ("<|tool_call|>", _block(BlockSpec())),
+        ("<|tool_call|>", _block(BlockSpec(single=True))),
         ("[TOOL_CALLS]", _block(BlockSpec(single=True, mistral=True))),
         ("functools", _block(BlockSpec(single=True, lists_only=True))),
         (

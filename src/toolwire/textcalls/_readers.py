@@ -292,6 +292,7 @@ class NamedCallReader:
         self._mistral = mistral
         self._item = m.begin_item(at)
         self._name: list[str] = []
+        self._length = 0
         self._text: list[str] = []  # everything consumed, given back if this is no call
         self._in_name = True
         self._newline = False
@@ -299,16 +300,19 @@ class NamedCallReader:
 
     def step(self, m: Machine, buf: str, i: int) -> int:
         if self._in_name:
-            run = _NAME_CHARS.match(buf, i)
+            # Bounded so that an over-long word is cut at the same place in any chunking.
+            window = i + _NAME_LIMIT + 1 - self._length
+            run = _NAME_CHARS.match(buf, i, window)
             if run is None and buf.startswith(".", i):
                 # A dot joins two parts of a name (`functions.f`, `f.call`), or ends a sentence.
                 if i + 1 >= len(buf) and not m.final:
                     return i
-                run = _DOTTED.match(buf, i)
+                run = _DOTTED.match(buf, i, window)
             if run is not None:
                 self._name.append(run.group())
                 self._text.append(run.group())
-                if sum(map(len, self._name)) > _NAME_LIMIT:
+                self._length += run.end() - i
+                if self._length > _NAME_LIMIT:
                     return self._no_call(m, run.end())
                 return run.end()
             if i >= len(buf):

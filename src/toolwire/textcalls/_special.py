@@ -67,20 +67,26 @@ class _NameUntil:
         self._marker = len(marker)  # still to skip, at the first read
         self._ends = tuple(ends)
         self._parts: list[str] = []
+        self._length = 0
 
     def read(self, m: Machine, buf: str, i: int) -> tuple[int, str | None, str]:
-        """(index, name or None when not yet complete, end token found)."""
+        """(index, name or None when not yet complete, end token found); the name is "" when
+        no end comes within the limit (the cut is at a fixed place in the text, whatever the
+        chunking)."""
         if self._marker:
             skip, self._marker = self._marker, 0
             return i + skip, None, ""
+        limit = i + _NAME_LIMIT - self._length
         at, token = find_first(buf, i, self._ends)
-        end = at if at >= 0 else safe_end(buf, i, self._ends, m.final)
+        if 0 <= at <= limit:
+            self._parts.append(buf[i:at])
+            return at, "".join(self._parts), token
+        end = min(safe_end(buf, i, self._ends, m.final), limit)
         self._parts.append(buf[i:end])
-        if at < 0:
-            if sum(map(len, self._parts)) > _NAME_LIMIT or m.final:
-                return end, "", ""  # no end in sight: not a name
-            return end, None, ""
-        return at, "".join(self._parts), token
+        self._length += end - i
+        if end == limit or m.final:
+            return end, "", ""
+        return end, None, ""
 
 
 def _start(m: Machine, owner: Owner, name: str, at: int, mode: Mode) -> int:

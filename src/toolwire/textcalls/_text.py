@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 from ._util import IDENT_START, NO, PARTIAL, match_token, skip_space
 
 if TYPE_CHECKING:
-    from ._machine import Machine, Outcome, Owner
+    from ._machine import Machine, Mode, Outcome, Owner
 
 __all__ = ["Action", "FenceOpen", "InlineCode", "MarkerTable", "RawFence", "TextMode"]
 
@@ -36,6 +36,32 @@ _MAX_BACKTICKS = 32
 _INFO = re.compile(r"[ \t]*([A-Za-z0-9_+\-.:]*)")
 _BACKTICKS = re.compile(r"`+")
 _CODE_END = re.compile(r"[`\n]")
+
+
+class _Ticks:
+    """Backtick runs, read whole: a run shorter than `_MAX_BACKTICKS` is waited for until it
+    ends; a longer one is plain text, taken as it comes and continued across chunks, so that no
+    chunk boundary can split it into a fence or a code span."""
+
+    def __init__(self) -> None:
+        self.long = False
+
+    def run(self, m: Machine, buf: str, i: int) -> tuple[int, bool] | None:
+        """(end of the run at `i`, whether it is plain text), or None to wait for more."""
+        match = _BACKTICKS.match(buf, i)
+        assert match is not None
+        end = match.end()
+        at_end = end == len(buf) and not m.final
+        if self.long or end - i >= _MAX_BACKTICKS:
+            self.long = at_end
+            return end, True
+        if at_end:
+            return None
+        return end, False
+
+    def settle(self, buf: str, i: int) -> None:
+        if self.long and i < len(buf) and buf[i] != "`":
+            self.long = False
 
 
 class Action(Protocol):
@@ -86,6 +112,9 @@ class TextMode:
         self.stops = tuple(stops)
         self.calls = calls
         self.at_start = at_start
+        self._bare = False  # the item being read is a marker-less call
+        self._after_bare_call = False  # `;` or `,` may separate marker-less calls
+        self._ticks = _Ticks()
         self._interesting: re.Pattern[str] | None = None
 
     def _pattern(self, m: Machine) -> re.Pattern[str]:
@@ -105,6 +134,7 @@ class TextMode:
     def step(self, m: Machine, buf: str, i: int) -> int:
         if i >= len(buf):
             return i
+        self._ticks.settle(buf, i)
         if self.at_start and self.calls and not m.content_started:
             j = skip_space(buf, i)
             if j > i:
@@ -139,6 +169,7 @@ class TextMode:
                 marker, action = found
                 j = action(m, self, buf, i, marker, self.reasoning)
                 if j >= 0:
+                    self._bare = self._after_bare_call = False
                     return j
             if at_start:
                 return self._marker_less(m, buf, i)
@@ -157,40 +188,41 @@ class TextMode:
                 return i
             if length > 0:  # Functionary: "all" opens plain text
                 return i + length
-        if char in ";," and m.call_count:  # between marker-less calls (`{...}; {...}`)
+        if char in ";," and self._after_bare_call:  # `{...}; {...}`
+            self._after_bare_call = False
             return i + 1
+        reader: Mode | None = None
         if char == "{":
+            reader = JsonCallReader(m, self, i)
+        elif char == "[":
+            reader = ListReader(m, self, i)
+        elif char in IDENT_START:
+            reader = NamedCallReader(m, self, i, explicit=False, json_args=True)
+        if reader is not None:
             m.begin_candidate(i)
-            m.push(JsonCallReader(m, self, i))
-            return i
-        if char == "[":
-            m.begin_candidate(i)
-            m.push(ListReader(m, self, i))
-            return i
-        if char in IDENT_START:
-            m.begin_candidate(i)
-            m.push(NamedCallReader(m, self, i, explicit=False, json_args=True))
+            m.push(reader)
+            self._bare = True
             return i
         self.emit(m, char)
         return i + 1
 
     def _backticks(self, m: Machine, buf: str, i: int) -> int:
-        run = _BACKTICKS.match(buf, i)
-        assert run is not None
-        ticks = run.end() - i
-        if run.end() == len(buf) and not m.final and ticks < _MAX_BACKTICKS:
+        run = self._ticks.run(m, buf, i)
+        if run is None:
             return i  # the run may go on
-        if 3 <= ticks < _MAX_BACKTICKS:
-            m.push(FenceOpen(ticks, self.reasoning))
+        end, plain = run
+        if not plain and end - i >= 3:
+            m.push(FenceOpen(end - i, self.reasoning))
             return i
-        self.emit(m, run.group())
-        if ticks < 3:
-            m.push(InlineCode(ticks, self.reasoning))
-        return run.end()
+        self.emit(m, buf[i:end])
+        if not plain:
+            m.push(InlineCode(end - i, self.reasoning))
+        return end
 
-    # As an owner of marker-less items: nothing to close, nothing to do after one.
+    # As the owner of marker-less items: nothing to close.
     def item_done(self, m: Machine, outcome: Outcome) -> None:
-        pass
+        self._after_bare_call = self._bare and outcome == "ok"
+        self._bare = False
 
     def closer_at(self, m: Machine, buf: str, i: int) -> int:
         return NO
@@ -212,8 +244,10 @@ class InlineCode:
     def __init__(self, ticks: int, reasoning: bool) -> None:
         self.ticks = ticks
         self.reasoning = reasoning
+        self._ticks = _Ticks()
 
     def step(self, m: Machine, buf: str, i: int) -> int:
+        self._ticks.settle(buf, i)
         found = _CODE_END.search(buf, i)
         j = found.start() if found else len(buf)
         if j > i:
@@ -225,14 +259,14 @@ class InlineCode:
             _emit(m, "\n", self.reasoning)
             m.pop(self)
             return i + 1
-        run = _BACKTICKS.match(buf, i)
-        assert run is not None
-        if run.end() == len(buf) and not m.final and run.end() - i < _MAX_BACKTICKS:
+        run = self._ticks.run(m, buf, i)
+        if run is None:
             return i
-        _emit(m, run.group(), self.reasoning)
-        if run.end() - i == self.ticks:
+        end, plain = run
+        _emit(m, buf[i:end], self.reasoning)
+        if not plain and end - i == self.ticks:
             m.pop(self)
-        return run.end()
+        return end
 
     def eof(self, m: Machine) -> None:
         pass
@@ -244,8 +278,12 @@ class RawFence:
     def __init__(self, ticks: int, reasoning: bool) -> None:
         self.ticks = ticks
         self.reasoning = reasoning
+        self._ticks = _Ticks()
 
     def step(self, m: Machine, buf: str, i: int) -> int:
+        if self._ticks.long and i < len(buf) and buf[i] != "`":
+            m.pop(self)  # a long closing run has ended
+            return i
         j = buf.find("`", i)
         if j < 0:
             j = len(buf)
@@ -254,14 +292,14 @@ class RawFence:
             return j
         if i >= len(buf):
             return i
-        run = _BACKTICKS.match(buf, i)
-        assert run is not None
-        if run.end() == len(buf) and not m.final and run.end() - i < _MAX_BACKTICKS:
+        run = self._ticks.run(m, buf, i)
+        if run is None:
             return i
-        _emit(m, run.group(), self.reasoning)
-        if run.end() - i >= self.ticks:
+        end, _ = run
+        _emit(m, buf[i:end], self.reasoning)
+        if end - i >= self.ticks and not self._ticks.long:
             m.pop(self)
-        return run.end()
+        return end
 
     def eof(self, m: Machine) -> None:
         pass

@@ -3,7 +3,8 @@
 
 Parameter values are raw text: one leading and one trailing newline are layout, the rest is the
 value, with no entity decoding. A value stays a string unless the tool's schema types it. Each
-parameter is sent as one argument delta when it closes.
+parameter is sent as one argument delta when it closes; the call completes at the function's
+closer (GLM: the block's), and only an enclosing block's closer may be missing at the end.
 """
 
 from __future__ import annotations
@@ -185,16 +186,18 @@ class XmlParams:
 
     def _read_key(self, m: Machine, buf: str, i: int) -> int:
         ends = self._style.key_ends
+        limit = i + _KEY_LIMIT - sum(map(len, self._key))  # a fixed place in the text
         at, token = find_first(buf, i, ends)
-        j = at if at >= 0 else safe_end(buf, i, ends, m.final)
+        if 0 <= at <= limit:
+            self._key.append(buf[i:at])
+            self._state = self._GAP if self._style.value_opener else self._VALUE
+            self._value = []
+            return at + len(token)
+        j = min(safe_end(buf, i, ends, m.final), limit)
         self._key.append(buf[i:j])
-        if sum(map(len, self._key)) > _KEY_LIMIT or (at < 0 and m.final):
+        if j == limit or m.final:
             return self._fail(m, j, "a parameter name that does not end")
-        if at < 0:
-            return j
-        self._state = self._GAP if self._style.value_opener else self._VALUE
-        self._value = []
-        return at + len(token)
+        return j
 
     def _gap(self, m: Machine, buf: str, i: int) -> int:
         j = skip_space(buf, i)
@@ -263,9 +266,7 @@ class XmlParams:
         return at
 
     def eof(self, m: Machine) -> None:
-        if self._state == self._BETWEEN:  # only closers missing: every value is complete
-            if self._count == 0:
-                m.arguments(self.index, "{")
-            m.complete_call(self.index, "}")
-        else:
-            m.invalid_call(self.index, "the text ended inside a parameter (truncated)")
+        # Without the function's own closer the reply may have been cut before its next
+        # parameter: never a call (only an enclosing block's closer may be missing).
+        where = "before the call's end" if self._state == self._BETWEEN else "inside a parameter"
+        m.invalid_call(self.index, f"the text ended {where} (truncated)")
