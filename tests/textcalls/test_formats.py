@@ -75,7 +75,12 @@ CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str]] = [
         [(W, PARIS)],
         "Sure! \nDone.",
     ),
-    ("seed-python-call", 'search_my_content(query="dogs")', [("search_my_content", {"query": "dogs"})], ""),
+    (
+        "seed-python-call",
+        'search_my_content(query="dogs")',
+        [("search_my_content", {"query": "dogs"})],
+        "",
+    ),
     (
         "seed-python-calls-per-line",
         'get_weather(city="Paris")\nget_time(timezone="Europe/Paris")',
@@ -148,7 +153,7 @@ CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str]] = [
         "",
     ),
     # Llama 3.x JSON, built-in tools, Llama 4.
-    ('llama3-bare', '{"name": "get_weather", "parameters": {"city": "Paris"}}', [(W, PARIS)], ""),
+    ("llama3-bare", '{"name": "get_weather", "parameters": {"city": "Paris"}}', [(W, PARIS)], ""),
     (
         "llama3-semicolons",
         '{"name": "get_weather", "parameters": {"city": "Paris"}}; '
@@ -206,8 +211,18 @@ CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str]] = [
         [(W, {"location": "San Francisco"}), (W, {"location": "New York"})],
         "",
     ),
-    ("smollm3-code", '<code>get_weather(city="Copenhagen")</code>', [(W, {"city": "Copenhagen"})], ""),
-    ("gemma3-tool-code", '```tool_code\nget_weather(city="London")\n```', [(W, {"city": "London"})], ""),
+    (
+        "smollm3-code",
+        '<code>get_weather(city="Copenhagen")</code>',
+        [(W, {"city": "Copenhagen"})],
+        "",
+    ),
+    (
+        "gemma3-tool-code",
+        '```tool_code\nget_weather(city="London")\n```',
+        [(W, {"city": "London"})],
+        "",
+    ),
     # Mistral, both generations.
     (
         "mistral-pre-v11",
@@ -376,7 +391,7 @@ CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str]] = [
     (
         "deepseek-v31",
         f'{ds("tool calls begin")}{ds("tool call begin")}get_weather{ds("tool sep")}{{"city":"Paris"}}'
-        f'{ds("tool call end")}{ds("tool call begin")}get_weather{ds("tool sep")}'
+        f"{ds('tool call end')}{ds('tool call begin')}get_weather{ds('tool sep')}"
         f'{{"city":"London"}}{ds("tool call end")}{ds("tool calls end")}',
         [(W, PARIS), (W, {"city": "London"})],
         "",
@@ -407,7 +422,7 @@ CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str]] = [
     ),
     (
         "gpt-oss-recipient-first",
-        '<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>'
+        "<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>"
         '{"city":"Paris"}<|call|>',
         [(W, PARIS)],
         "",
@@ -428,7 +443,7 @@ CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str]] = [
     (
         "gemma4",
         '<|tool_call>call:get_weather{location:<|"|>Paris<|"|>,units:<|"|>metric<|"|>,days:3,'
-        'hourly:true,area:{lat:1.5},spots:[1,2]}<tool_call|>',
+        "hourly:true,area:{lat:1.5},spots:[1,2]}<tool_call|>",
         [
             (
                 W,
@@ -461,7 +476,9 @@ CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str]] = [
 ]
 
 
-@pytest.mark.parametrize(("text", "expected", "content"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("text", "expected", "content"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
 def test_format(text: str, expected: list[tuple[str, dict[str, Any]]], content: str) -> None:
     result = assert_same_everywhere(text, TOOLS)
     assert [(call.name, call.arguments) for call in result.calls] == expected

@@ -102,7 +102,10 @@ def test_marker_less_calls_after_prose_are_content(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "content"),
     [
-        ('get_weather(city="Paris")\nI have asked for the weather.', "I have asked for the weather."),
+        (
+            'get_weather(city="Paris")\nI have asked for the weather.',
+            "I have asked for the weather.",
+        ),
         ('{"name": "get_weather", "parameters": {"city": "Paris"}}\nLet me know.', "Let me know."),
         ("[get_weather(city='Paris')] Checking now.", "Checking now."),
     ],
@@ -134,7 +137,7 @@ def test_arguments_may_come_before_the_name() -> None:
         f"<think>Maybe <tool_call>{CALL}</tool_call>? No.</think>The answer is 42.",
         f"<think>Drafting: <tool_call>{CALL}</tool_call>",
         f"<think>unclosed ```tool_call\n{CALL}\n```",
-        f"[THINK]get_weather(city='Paris')[/THINK]The answer is 42.",
+        "[THINK]get_weather(city='Paris')[/THINK]The answer is 42.",
         f"<|START_THINKING|><tool_call>{CALL}</tool_call><|END_THINKING|>The answer is 42.",
         f"<|channel|>analysis<|message|><tool_call>{CALL}</tool_call><|end|>",
     ],
@@ -237,7 +240,10 @@ def test_several_calls_in_one_block(text: str) -> None:
 def test_python_literals_are_json_values() -> None:
     text = "```tool_call\nset_timer(minutes=5, loud=True, ratio=None, tags=('a', 'b'), label='it\\'s')\n```"
     assert calls_in(text) == [
-        ("set_timer", {"minutes": 5, "loud": True, "ratio": None, "tags": ["a", "b"], "label": "it's"})
+        (
+            "set_timer",
+            {"minutes": 5, "loud": True, "ratio": None, "tags": ["a", "b"], "label": "it's"},
+        )
     ]
 
 
@@ -336,7 +342,10 @@ def test_xml_values_are_raw_strings_without_a_schema() -> None:
         "<parameter=code>\nline 1\n\nline 3\n</parameter>\n</function>"
     )
     assert calls_in(text) == [
-        ("get_weather", {"days": "5", "query": "a < b && c > d &amp; e", "code": "line 1\n\nline 3"})
+        (
+            "get_weather",
+            {"days": "5", "query": "a < b && c > d &amp; e", "code": "line 1\n\nline 3"},
+        )
     ]
 
 
@@ -349,7 +358,10 @@ def test_xml_values_are_typed_by_the_schema() -> None:
         "<arg_key>label</arg_key><arg_value>007</arg_value></tool_call>"
     )
     assert calls_in(text) == [
-        ("set_timer", {"minutes": 5, "loud": True, "tags": ["a", "b"], "ratio": 0.5, "label": "007"})
+        (
+            "set_timer",
+            {"minutes": 5, "loud": True, "tags": ["a", "b"], "ratio": 0.5, "label": "007"},
+        )
     ]
 
 
@@ -378,7 +390,9 @@ def test_argument_deltas_are_the_models_own_text() -> None:
     arguments = '{ "city" :"Paris",  "days": 3.50, "note": "caf\\u00e9 \\"x\\"" }'
     text = f'<tool_call>{{"name": "get_weather", "arguments": {arguments}}}</tool_call>'
     for chunks in ([text], list(text)):
-        deltas = "".join(e.delta for e in events_for(chunks, TOOLS) if isinstance(e, ArgumentsDelta))
+        deltas = "".join(
+            e.delta for e in events_for(chunks, TOOLS) if isinstance(e, ArgumentsDelta)
+        )
         assert deltas == arguments
 
 

@@ -138,12 +138,15 @@ class _Reader:
                 out.append(ToolCallStarted(index=index, name=event.name))
             elif isinstance(event, ArgumentsDelta):
                 self._streamed.add(event.index)
-                out.append(ToolCallArgumentsDelta(index=self._indexes[event.index], delta=event.delta))
+                out.append(
+                    ToolCallArgumentsDelta(index=self._indexes[event.index], delta=event.delta)
+                )
             elif isinstance(event, CallInvalid) and event.index not in self._streamed:
                 # Empty argument text would run as `{}`: say why instead, which never parses.
                 out.append(
                     ToolCallArgumentsDelta(
-                        index=self._indexes[event.index], delta=f"(not a valid call: {event.reason})"
+                        index=self._indexes[event.index],
+                        delta=f"(not a valid call: {event.reason})",
                     )
                 )
             # A completed call needs nothing more: its deltas already are its arguments; an

@@ -77,7 +77,9 @@ def render_call(call: ToolCall) -> str:
     """An earlier call, as the model would have written it. A call that did not parse is shown
     with its own argument text, so the model can see what to fix."""
     if call.error is None:
-        body = json.dumps({"name": call.name, "arguments": dict(call.arguments)}, ensure_ascii=False)
+        body = json.dumps(
+            {"name": call.name, "arguments": dict(call.arguments)}, ensure_ascii=False
+        )
     else:
         raw = call.raw_arguments or "{}"
         body = f'{{"name": {json.dumps(call.name, ensure_ascii=False)}, "arguments": {raw}}}'
