@@ -103,8 +103,12 @@ def test_a_fenced_call_streams_as_call_events() -> None:
 def test_the_inner_model_gets_the_catalogue_and_no_tools() -> None:
     inner = ScriptedModel(["Hi."])
     settings = ModelSettings(stop=("END",))
-    stream(PromptedTools(inner), request(Message.system("Be brief."), Message.user("Hi"),
-                                         tools=(WEATHER,), settings=settings))  # fmt: skip
+    stream(
+        PromptedTools(inner),
+        request(
+            Message.system("Be brief."), Message.user("Hi"), tools=(WEATHER,), settings=settings
+        ),
+    )
     sent = inner.requests[0]
     assert sent.tools == ()
     assert sent.messages[0].role == "system"
@@ -159,16 +163,20 @@ def test_tool_choice_reaches_the_prompt() -> None:
     stream(
         PromptedTools(inner), request(tools=(WEATHER,), tool_choice=NamedToolChoice("get_weather"))
     )
-    stream(PromptedTools(inner), request(tools=(WEATHER,), tool_choice="required",
-                                         parallel_tool_calls=False))  # fmt: skip
+    stream(
+        PromptedTools(inner),
+        request(tools=(WEATHER,), tool_choice="required", parallel_tool_calls=False),
+    )
     assert "must call the tool get_weather." in inner.requests[0].messages[0].text
     assert "must call at least one tool" in inner.requests[1].messages[0].text
     assert "at most one tool per reply" in inner.requests[1].messages[0].text
 
 
 def test_reasoning_becomes_reasoning_and_a_cut_off_reply_stays_cut_off() -> None:
-    turn = Turn(text='<think>Paris, then.</think>```tool_call\n{"name": "get_weather", "argu',
-                finish_reason="length")  # fmt: skip
+    turn = Turn(
+        text='<think>Paris, then.</think>```tool_call\n{"name": "get_weather", "argu',
+        finish_reason="length",
+    )
     events = stream(PromptedTools(ScriptedModel([turn])), request(tools=(WEATHER,)))
     assert "".join(e.text for e in events if isinstance(e, ReasoningDelta)) == "Paris, then."
     assert events[-1] == ResponseCompleted(finish_reason="length")
@@ -277,5 +285,8 @@ def test_tools_from_definitions_dicts_and_names_mix() -> None:
     definition = ToolDefinition(name="b", description="B.", parameters={"type": "object"})
     text = render_catalogue(["a", definition, {"name": "c", "description": "C."}, get_weather])
     assert [line for line in text.splitlines() if line.startswith("## ")] == [
-        "## a", "## b", "## c", "## get_weather",
-    ]  # fmt: skip
+        "## a",
+        "## b",
+        "## c",
+        "## get_weather",
+    ]

@@ -20,30 +20,87 @@ FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(Heal
 
 # Fragments of every format's markers, so that random text meets them often.
 PIECES = [
-    "<tool_call>", "</tool_call>", "{", "}", "[", "]", '"name": ', '"arguments": ', ",", ":",
-    '"get_weather"', "get_weather(", "city=", '"x"', "'y'", "```", "```tool_call\n", "```json\n",
-    "`", "<think>", "</think>", "\n", " ", "[TOOL_CALLS]", "[ARGS]", "<function=get_weather>",
-    "<parameter=city>", "</parameter>", "</function>", "<|python_tag|>", "functools",
-    ds("tool call begin"), ds("tool sep"), ds("tool calls begin"), "<|tool_call_begin|>",
-    "<|tool_call_argument_begin|>", "<|channel|>", "<|message|>", "to=functions.get_weather",
-    ">>>", "call:", "<escape>", '<|"|>', "<|tool_call>", "True", "\\", "<arg_key>", "<arg_value>",
-    "<code>", ";", "all\n", "<|start|>", '<invoke name="get_weather">', '"""', "\\u00e9",
-]  # fmt: skip
+    "<tool_call>",
+    "</tool_call>",
+    "{",
+    "}",
+    "[",
+    "]",
+    '"name": ',
+    '"arguments": ',
+    ",",
+    ":",
+    '"get_weather"',
+    "get_weather(",
+    "city=",
+    '"x"',
+    "'y'",
+    "```",
+    "```tool_call\n",
+    "```json\n",
+    "`",
+    "<think>",
+    "</think>",
+    "\n",
+    " ",
+    "[TOOL_CALLS]",
+    "[ARGS]",
+    "<function=get_weather>",
+    "<parameter=city>",
+    "</parameter>",
+    "</function>",
+    "<|python_tag|>",
+    "functools",
+    ds("tool call begin"),
+    ds("tool sep"),
+    ds("tool calls begin"),
+    "<|tool_call_begin|>",
+    "<|tool_call_argument_begin|>",
+    "<|channel|>",
+    "<|message|>",
+    "to=functions.get_weather",
+    ">>>",
+    "call:",
+    "<escape>",
+    '<|"|>',
+    "<|tool_call>",
+    "True",
+    "\\",
+    "<arg_key>",
+    "<arg_value>",
+    "<code>",
+    ";",
+    "all\n",
+    "<|start|>",
+    '<invoke name="get_weather">',
+    '"""',
+    "\\u00e9",
+]
 PROFILES = st.sampled_from([None, "functionary", "qwen3.5", "deepseek-r1"])
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(10**9), 10**9) | st.text(max_size=8)
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**9), 10**9)
+    | st.text(max_size=8)
     | st.floats(allow_nan=False, allow_infinity=False),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=8,
-)  # fmt: skip
+)
 keys = st.from_regex(r"[a-z_][a-z0-9_]{0,6}", fullmatch=True)
 arguments = st.dictionaries(keys, json_values, max_size=3)
 # XML values are raw text: no closing tags inside, no layout newlines at the ends.
 xml_values = st.text(st.characters(exclude_categories=("Cs",)), max_size=12).filter(
-    lambda v: "</" not in v and "<parameter" not in v and "<arg_" not in v
-    and not v.startswith("\n") and not v.endswith("\n")
-)  # fmt: skip
+    lambda v: (
+        "</" not in v
+        and "<parameter" not in v
+        and "<arg_" not in v
+        and not v.startswith("\n")
+        and not v.endswith("\n")
+    )
+)
 xml_arguments = st.dictionaries(keys, xml_values, max_size=3)
 calls = st.one_of(
     st.tuples(st.sampled_from(sorted(WRITERS)), st.sampled_from(TOOLS), arguments),
