@@ -67,8 +67,10 @@ PROFILES: dict[str, Profile] = _profiles(
     Profile(name="internlm", format="internlm"),
 )
 
-# Model-name patterns, most specific first.
+# Model-name patterns, most specific first (a DeepSeek-R1 distill of Qwen is an R1).
 _BY_MODEL: tuple[tuple[str, str], ...] = (
+    (r"deepseek.*r1", "deepseek-r1"),
+    (r"deepseek", "deepseek-v3"),
     (r"qwen3[.-]?5", "qwen3.5"),
     (r"qwen3.*coder", "qwen3-coder"),
     (r"qwen3.*thinking", "qwen3-thinking"),
@@ -86,8 +88,6 @@ _BY_MODEL: tuple[tuple[str, str], ...] = (
     (r"granite", "granite"),
     (r"phi.?4", "phi4-mini"),
     (r"functionary", "functionary"),
-    (r"deepseek.*r1", "deepseek-r1"),
-    (r"deepseek", "deepseek-v3"),
     (r"kimi", "kimi-k2"),
     (r"gpt-oss", "gpt-oss"),
     (r"command-r", "command-r7b"),
