@@ -125,12 +125,13 @@ def test_scanner_contract() -> None:
         Scanner().feed(b"bytes")  # type: ignore[arg-type]
 
 
-def test_a_big_reply_in_tiny_chunks_stays_linear_in_memory_of_the_buffer() -> None:
+def test_only_a_possible_partial_token_is_ever_held_back() -> None:
     scanner = Scanner(["write_file"])
     scanner.feed('<tool_call>{"name": "write_file", "arguments": {"content": "')
     for _ in range(20_000):
         scanner.feed("abcd")
         assert len(scanner._machine._buf) < 64  # only a possible partial token is held back
-    scanner.feed('"}}</tool_call>')
-    done = [e for e in scanner.close()]
-    assert done == []
+    done = scanner.feed('"}}</tool_call>')
+    assert isinstance(done[-1], CallCompleted)
+    assert len(done[-1].arguments["content"]) == 80_000
+    assert scanner.close() == []
