@@ -273,10 +273,8 @@ def test_an_argument_holding_the_closing_tag_is_kept_whole() -> None:
     [
         '```tool_call\n{"name": "get_weather", "arguments": {"city": "Par',
         '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}',
-        '{"name": "get_weather", "arguments": {"city": "Paris"',
         '<tool_call>{"name": "set_timer", "arguments": {"minutes": 1',
         '<tool_call>{"name": "set_timer", "arguments": {"loud": tr',
-        "get_weather(city='Par",
         "<function=get_weather>\n<parameter=city>\nPar",
         "<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n",
         "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n",
@@ -299,8 +297,31 @@ def test_complete_calls_before_a_truncated_one_are_kept() -> None:
     assert calls_in(pythonic) == [PARIS]
 
 
-def test_a_truncated_marker_less_candidate_is_content() -> None:
-    text = '{"name": "get_wea'
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"name": "get_wea',
+        '{"name": "get_weather", "arguments": {"city": "Paris"',
+        "get_weather(city='Par",
+        "[get_weather(city='Par",
+        '```json\n{"name": "get_weather", "arguments": {"city": "Par',
+    ],
+)
+def test_a_truncated_call_with_no_marker_is_text(text: str) -> None:
+    result = assert_same_everywhere(text, TOOLS)
+    assert (result.calls, result.invalid, result.content) == ([], [], text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '```json\n{"name": "get_weather", "description": "Weather.", "parameters": {}}\n```',
+        '{"name": "get_weather", "parameters": {"city": "Paris"}, "description": "x"}',
+        "get_weather(city) returns the weather.",
+        '{"name": "get_weather", "arguments": "not json"}',
+    ],
+)
+def test_with_no_marker_only_a_whole_well_formed_call_is_a_call(text: str) -> None:
     result = assert_same_everywhere(text, TOOLS)
     assert (result.calls, result.invalid, result.content) == ([], [], text)
 
@@ -398,7 +419,8 @@ def test_argument_deltas_are_the_models_own_text() -> None:
 
 def test_arguments_stream_before_the_call_completes() -> None:
     content = "x" * 4000
-    text = json.dumps({"name": "write_file", "arguments": {"path": "a", "content": content}})
+    call = json.dumps({"name": "write_file", "arguments": {"path": "a", "content": content}})
+    text = f"```tool_call\n{call}\n```"
     scanner = Scanner(TOOLS)
     seen = 0
     for start in range(0, len(text) - 100, 100):
@@ -407,6 +429,13 @@ def test_arguments_stream_before_the_call_completes() -> None:
             if isinstance(event, ArgumentsDelta):
                 seen += len(event.delta)
     assert seen > 3800
+
+
+def test_a_call_with_no_marker_starts_only_once_whole() -> None:
+    scanner = Scanner(TOOLS)
+    assert scanner.feed('{"name": "get_weather", "arguments": {"city": "Paris"}') == []
+    events = scanner.feed("}")
+    assert [e.kind for e in events] == ["call_started", "arguments_delta", "call_completed"]
 
 
 def test_special_tokens_that_leak_are_not_content() -> None:

@@ -14,7 +14,7 @@ from ._json import LenientJson, ValueKind
 from ._util import PARTIAL, match_token, skip_space
 
 if TYPE_CHECKING:
-    from ._machine import Machine, Owner
+    from ._machine import Machine, Owner, Recorder
 
 __all__ = ["ArgsReader"]
 
@@ -23,14 +23,18 @@ class ArgsReader:
     def __init__(
         self,
         owner: Owner,
-        index: int,
+        index: int | None,
         *,
+        tentative: tuple[str, Recorder] | None = None,
         trailers: Sequence[Sequence[str]] = (),
         call_args: bool = False,
         positional: Sequence[str] = (),
     ) -> None:
+        """`index` of the call, started; or None with `tentative` (its name and item) for a
+        call with no marker, which only starts once its arguments are whole."""
         self.owner = owner
         self.index = index
+        self._tentative = tentative
         self._chunks: list[str] = []
         self._json = LenientJson(self, call_args=call_args, positional=positional)
         self._json.sink = self._chunks
@@ -51,6 +55,14 @@ class ArgsReader:
         if self._done:
             return self._trail(m, buf, i)
         j = self._json.feed(buf, i)
+        if self.index is None:
+            if self._json.error is not None:
+                return m.reject(j)
+            if not self._json.done:
+                return j
+            assert self._tentative is not None
+            m.confirm()
+            self.index = m.start_call(*self._tentative)
         if self._chunks:
             m.arguments(self.index, "".join(self._chunks))
             self._chunks.clear()
@@ -81,5 +93,5 @@ class ArgsReader:
         return i
 
     def eof(self, m: Machine) -> None:
-        if not self._done:
+        if not self._done and self.index is not None:
             m.invalid_call(self.index, "the text ended inside the arguments (truncated)")

@@ -140,16 +140,20 @@ class JsonCallReader:
 
     def _named(self, call: _CallState, written: str) -> bool:
         m = self._m
-        name = m.resolve(written)
+        call.name = m.resolve(written)
         if m.undecided:
-            if not m.known(name):
+            # No marker: a known tool's name, then a whole, well-formed call, or it was text.
+            if not m.known(call.name):
                 self._pause = "reject"
                 return False
-            m.confirm()
-        call.name = name
-        call.index = m.start_call(name, None if self._item_used else self._item)
-        self._item_used = True
+            return True
+        self._start(m, call)
         return True
+
+    def _start(self, m: Machine, call: _CallState) -> None:
+        assert call.name is not None
+        call.index = m.start_call(call.name, None if self._item_used else self._item)
+        self._item_used = True
 
     def _arguments_text(self, call: _CallState, text: str) -> None:
         value = json.loads(text)
@@ -204,6 +208,11 @@ class JsonCallReader:
                 return False
             m.invalid_call(None, "a call with no tool name", upto, self._take_item())
             return True
+        if m.undecided:
+            if call.failure is not None:
+                return False
+            m.confirm()
+            self._start(m, call)
         assert call.index is not None
         if call.failure is not None:
             m.invalid_call(call.index, call.failure, upto)
@@ -362,10 +371,24 @@ class NamedCallReader:
 
     def _call(self, m: Machine, i: int, form: str) -> int:
         name = m.resolve("".join(self._name))
-        if m.undecided:
-            if not (self._explicit or m.known(name)):
+        spec = m.spec(name)
+        positional = spec.parameter_names if spec else ()
+        if m.undecided and not self._explicit:
+            # No marker: a known tool's name and whole, well-formed arguments, or it was text.
+            if not m.known(name) or form not in ("python", "json"):
                 return m.reject(i)
-            m.confirm()
+            m.pop(self)
+            m.push(
+                ArgsReader(
+                    self.owner,
+                    None,
+                    tentative=(name, self._item),
+                    call_args=form == "python",
+                    positional=positional,
+                )
+            )
+            return i
+        m.confirm()
         m.pop(self)
         index = m.start_call(name, self._item)
         if form == "none":  # GLM: a call with no parameters
@@ -375,8 +398,6 @@ class NamedCallReader:
         elif form == "glm":
             m.push(XmlParams(m, self.owner, index, name, "glm"))
         else:
-            spec = m.spec(name)
-            positional = spec.parameter_names if spec else ()
             m.push(ArgsReader(self.owner, index, call_args=form == "python", positional=positional))
         return i
 
