@@ -99,6 +99,9 @@ def test_profiles() -> None:
     assert get_profile(custom) is custom
     with pytest.raises(UsageError, match="unknown text tool-call profile 'nope'"):
         get_profile("nope")
+    assert get_profile("qwen3_coder").name == "qwen3-coder"  # vLLM's parser name
+    assert get_profile("openai").name == "gpt-oss"
+    assert get_profile("deepseek-ai/DeepSeek-R1").name == "deepseek-r1"  # a model name
     assert profile_for_model("Qwen/Qwen3-Coder-30B-A3B").name == "qwen3-coder"
     assert profile_for_model("meta-llama/Llama-3.1-8B-Instruct").name == "llama3"
     assert profile_for_model("deepseek-ai/DeepSeek-R1-Distill-Qwen-7B").name == "deepseek-r1"

@@ -98,16 +98,44 @@ _BY_MODEL: tuple[tuple[str, str], ...] = (
 )
 
 
+# vLLM's and SGLang's tool-parser names (`--tool-call-parser`), for the profile they imply.
+_PARSERS = {
+    "qwen25": "hermes",
+    "qwen3_coder": "qwen3-coder",
+    "qwen3_xml": "qwen3-coder",
+    "llama3_json": "llama3",
+    "llama4_json": "llama3",
+    "llama4_pythonic": "llama4",
+    "glm45": "glm",
+    "glm47": "glm",
+    "minimax_m2": "minimax-m2",
+    "seed_oss": "seed-oss",
+    "phi4_mini_json": "phi4-mini",
+    "deepseek_v3": "deepseek-v3",
+    "deepseek_v31": "deepseek-v3",
+    "kimi_k2": "kimi-k2",
+    "openai": "gpt-oss",
+    "granite-20b-fc": "granite",
+    "jamba": "generic",
+    "hunyuan_a13b": "generic",
+    "internlm": "internlm",
+}
+
+
 def get_profile(profile: Profile | str | None) -> Profile:
+    """A profile by its name, a vLLM/SGLang tool-parser name, or a model's name."""
     if profile is None:
         return PROFILES["generic"]
     if isinstance(profile, Profile):
         return profile
-    found = PROFILES.get(profile)
+    found = PROFILES.get(_PARSERS.get(profile, profile))
     if found is None:
-        raise UsageError(
-            f"unknown text tool-call profile {profile!r}; known: {', '.join(sorted(PROFILES))}"
-        )
+        found = profile_for_model(profile)
+        if found.name == "generic":
+            raise UsageError(
+                f"unknown text tool-call profile {profile!r}: give a model name, a vLLM "
+                f"tool-parser name, or one of {', '.join(sorted(PROFILES))}"
+            )
     return found
 
 

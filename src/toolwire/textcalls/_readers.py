@@ -3,8 +3,10 @@
 JSON call objects come in many shapes: `{"name", "arguments"|"parameters"}`, Command-R's
 `{"tool_name", "parameters"}`, OpenAI's `{"type": "function", "function": {...}}`, llama.cpp's
 `{"tool_call": {...}}` and `{"tool_calls": [...]}`; arguments may come before the name, or as a JSON
-string. The arguments' text streams as soon as the name is known; their closing brace is held back
-until the whole call object has closed, so a call that breaks later never has parsable arguments.
+string. Behind a marker the arguments' text streams as soon as the name is known, and their closing
+brace is held back until the whole call object has closed, so a call that breaks later never has
+parsable arguments. With no marker (or a weak one) a call starts only once it is whole: until
+then it may still turn out to be text.
 """
 
 from __future__ import annotations
