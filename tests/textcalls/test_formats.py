@@ -223,6 +223,12 @@ CASES: list[tuple[str, str, list[tuple[str, dict[str, Any]]], str]] = [
         [(W, {"city": "London"})],
         "",
     ),
+    (
+        "gemma3-tool-code-printed",
+        '```tool_code\nprint(default_api.get_weather(city="London"))\n```',
+        [(W, {"city": "London"})],
+        "",
+    ),
     # Mistral, both generations.
     (
         "mistral-pre-v11",

@@ -34,10 +34,9 @@ if TYPE_CHECKING:
 __all__ = ["Machine", "Mode", "Outcome", "Owner", "Recorder"]
 
 _SPACE = " \t\r\n"
-# Name forms models write for a tool: `functions.get_weather` (Harmony, Kimi), `get_weather.call`
-# (Llama built-ins).
-_NAME_PREFIXES = ("functions.", "function.", "tools.", "tool.")
-_NAME_SUFFIXES = (".call",)
+# Name forms models write for a tool: `functions.get_weather` (Harmony, Kimi),
+# `default_api.get_weather` (Gemma), `brave_search.call` (Llama built-ins).
+_NAMESPACES = ("functions.", "function.", "tools.", "tool.", "default_api.")
 
 
 class Mode(Protocol):
@@ -286,19 +285,20 @@ class Machine:
         return name in self.tools
 
     def resolve(self, name: str) -> str:
-        """The tool a written name means: itself, or without a namespace prefix / `.call`."""
+        """The tool a written name means: itself, or a known tool it names in a namespace
+        (`x.get_weather`) or with Llama's `.call`; else the name without those decorations."""
         if name in self.tools:
             return name
-        stripped = name
-        for prefix in _NAME_PREFIXES:
-            if stripped.startswith(prefix):
-                stripped = stripped[len(prefix) :]
-                break
-        for suffix in _NAME_SUFFIXES:
-            if stripped.endswith(suffix):
-                stripped = stripped[: -len(suffix)]
-                break
-        return stripped if stripped else name
+        bare = name.removesuffix(".call") or name
+        if bare in self.tools:
+            return bare
+        last = bare.rsplit(".", 1)[-1]
+        if last in self.tools:
+            return last
+        for namespace in _NAMESPACES:
+            if bare.startswith(namespace) and len(bare) > len(namespace):
+                return bare[len(namespace) :]
+        return bare
 
     def spec(self, name: str) -> ToolSpec | None:
         return self.tools.get(name)

@@ -308,6 +308,7 @@ class NamedCallReader:
         self._in_name = True
         self._newline = False
         self._call_id = False
+        self._printed = False
 
     def step(self, m: Machine, buf: str, i: int) -> int:
         if self._in_name:
@@ -349,6 +350,12 @@ class NamedCallReader:
     def _continuation(self, m: Machine, buf: str, i: int) -> int:
         char = buf[i]
         if char == "(" and self._python and not self._newline:
+            if "".join(self._name) == "print" and not self._printed:
+                # `print(get_weather(...))`, as Gemma writes tool code: the call is inside.
+                self._printed = True
+                self._name, self._length, self._in_name = [], 0, True
+                self._text.append("(")
+                return i + 1
             return self._call(m, i, "python")
         if char == "{" and (self._json_args or self._mistral):
             return self._call(m, i, "json")
@@ -385,6 +392,7 @@ class NamedCallReader:
                     self.owner,
                     None,
                     tentative=(name, self._item),
+                    trailers=self._trailers(),
                     call_args=form == "python",
                     positional=positional,
                 )
@@ -400,8 +408,19 @@ class NamedCallReader:
         elif form == "glm":
             m.push(XmlParams(m, self.owner, index, name, "glm"))
         else:
-            m.push(ArgsReader(self.owner, index, call_args=form == "python", positional=positional))
+            m.push(
+                ArgsReader(
+                    self.owner,
+                    index,
+                    trailers=self._trailers(),
+                    call_args=form == "python",
+                    positional=positional,
+                )
+            )
         return i
+
+    def _trailers(self) -> tuple[tuple[str, ...], ...]:
+        return ((")",),) if self._printed else ()
 
     def _no_call(self, m: Machine, i: int) -> int:
         if m.undecided:
