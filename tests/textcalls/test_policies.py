@@ -224,6 +224,24 @@ def test_lenient_recovery(text: str) -> None:
     assert calls_in(text) == [PARIS]
 
 
+def test_a_missing_parameter_closer_is_forgiven_before_the_next_one() -> None:
+    text = "<function=get_weather>\n<parameter=city>\nParis\n<parameter=unit>\nC\n</function>"
+    assert calls_in(text) == [("get_weather", {"city": "Paris", "unit": "C"})]
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        ('<minimax:tool_call>\n<invoke name="get_w', '<minimax:tool_call>\n<invoke name="get_w'),
+        (f"<|START_ACTION|>[{CALL}]<", "<"),
+        ("<tool_call>" + CALL + "\nnot a call</tool_call>", "not a call"),
+    ],
+)
+def test_text_left_in_or_after_a_block_is_content(text: str, content: str) -> None:
+    result = assert_same_everywhere(text, TOOLS)
+    assert result.content == content
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -129,7 +129,7 @@ class Block:
             return i
         if spec.lists_only:
             if buf[i] != "[":
-                return m.reject(i) if m.undecided else self._end(m, i)
+                return m.reject(i) if m.undecided else self._end(m, buf, i)
             m.confirm()
             m.push(ListReader(m, self, i))
             return i
@@ -163,7 +163,7 @@ class Block:
                 return resumed
         if m.undecided:
             return m.reject(i)
-        return self._end(m, i)
+        return self._end(m, buf, i)
 
     def _skippable(self, m: Machine, buf: str, i: int) -> int:
         length, _ = match_token(buf, i, self.spec.inner, m.final)
@@ -172,13 +172,13 @@ class Block:
         # A fence inside a tag (`<tool_call>```json {...}```</tool_call>`): its marks go.
         return fence_mark(buf, i, m.final)
 
-    def _end(self, m: Machine, i: int) -> int:
+    def _end(self, m: Machine, buf: str, i: int) -> int:
         """Text that is no call, after calls: it is content, up to the closer if there is one."""
-        if self.spec.closers:
-            self._state = _RESIDUAL
-        else:
+        if not self.spec.closers:
             m.pop(self)
-        return i
+            return i
+        self._state = _RESIDUAL
+        return self._until_closer(m, buf, i)
 
     def _close(self, m: Machine, after: int) -> int:
         m.pop(self)

@@ -36,6 +36,8 @@ __all__ = ["Machine", "Mode", "Outcome", "Owner", "Recorder"]
 _SPACE = " \t\r\n"
 # Name forms models write for a tool: `functions.get_weather` (Harmony, Kimi),
 # `default_api.get_weather` (Gemma), `brave_search.call` (Llama built-ins).
+_PATIENCE = 8  # steps without consuming before a mode counts as waiting
+
 _NAMESPACES = ("functions.", "function.", "tools.", "tool.", "default_api.")
 
 
@@ -173,17 +175,16 @@ class Machine:
             j = mode.step(self, buf, i)
             if j > i:
                 idle = 0
-            elif self.stack and self.stack[-1] is mode:
-                if not self.final or i >= len(buf):
-                    break
-                # A mode stalled at the end of input: a defect, but lose nothing.
-                self._text(buf[i], False)
-                j = i + 1
             else:
+                # A mode may change state, or hand over to another, without consuming; one
+                # that keeps not consuming is waiting for more text.
                 idle += 1
-                if idle > 64:  # modes handing over without progress: a defect, same remedy
-                    self._text(buf[i] if i < len(buf) else "", False)
-                    j = min(i + 1, len(buf))
+                if idle > _PATIENCE:
+                    if not final or i >= size:
+                        break
+                    # Waiting although no more text will come: a defect. Lose nothing.
+                    self._text(buf[i], False)
+                    j = i + 1
                     idle = 0
             i = j
         for recorder in self._items:
@@ -271,7 +272,10 @@ class Machine:
         candidate = self._candidate
         assert candidate is not None
         self._candidate = None
-        candidate.recorder.take(self._current, upto)
+        recorder = candidate.recorder
+        if not recorder.parts and upto <= recorder.mark:
+            upto = recorder.mark + 1  # give back at least a character, or it would start again
+        recorder.take(self._current, upto)
         del self.stack[candidate.base :]
         del self._items[candidate.items :]
         self._text(candidate.recorder.text(), candidate.reasoning)

@@ -92,7 +92,7 @@ class FunctionReader:
         if end < 0:
             if len(buf) - start <= _NAME_LIMIT and not m.final:
                 return i
-            return self._not_a_call(m, i)
+            return self._not_a_call(m, start)
         name = buf[start:end].strip()
         after = end + 1
         if self._name_end == '"':
@@ -100,10 +100,10 @@ class FunctionReader:
             if length == PARTIAL:
                 return i
             if length == NO:
-                return self._not_a_call(m, i)
+                return self._not_a_call(m, start)
             after += length
         if not name or any(c in name for c in "<>\n"):
-            return self._not_a_call(m, i)
+            return self._not_a_call(m, start)
         self._name = name
         return after
 
