@@ -1,4 +1,4 @@
-"""API failures as `ProviderError`s: which ones the loop retries, and how long the API asked it to wait.
+"""API failures as `ProviderError`s: which the loop retries, and how long the API asked it to wait.
 
 Each adapter catches its own SDK's exceptions and describes them with these helpers, so the rules
 (what is retryable, how Retry-After is read) live in one place and no SDK type reaches the loop.
@@ -65,6 +65,19 @@ def status_error(
         status=status,
         retry_after=wait,
     )
+
+
+def api_message(body: object, fallback: str) -> str:
+    """The API's own words from an error body (`{"error": {"message": ...}}` and variants)."""
+    if isinstance(body, list) and len(body) == 1:
+        body = body[0]
+    if isinstance(body, Mapping):
+        inner = body.get("error", body)
+        if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+        if isinstance(inner, str):
+            return inner
+    return fallback
 
 
 def connection_error(provider: str, error: BaseException) -> ProviderError:

@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ProviderError, UsageError
 from ._connect import missing_extra
-from ._http_errors import connection_error, is_transient_code, status_error, stream_error
+from ._http_errors import (
+    api_message,
+    connection_error,
+    is_transient_code,
+    status_error,
+    stream_error,
+)
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -64,14 +70,3 @@ def openai_error(provider: str, error: Exception) -> ProviderError | None:
         code = body.get("code") or body.get("type")
         return stream_error(provider, error.message, retryable=is_transient_code(code))
     return None
-
-
-def api_message(body: object, fallback: str) -> str:
-    """The API's own words from an error body (`{"error": {"message": ...}}` and variants)."""
-    if isinstance(body, Mapping):
-        inner = body.get("error", body)
-        if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
-            return str(inner["message"])
-        if isinstance(inner, str):
-            return inner
-    return fallback

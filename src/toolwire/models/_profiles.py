@@ -28,9 +28,9 @@ _OPENAI_REASONING = ("o1", "o3", "o4", "gpt-5", "codex")
 @dataclass(frozen=True, kw_only=True, slots=True)
 class OpenAIProfile(ModelProfile):
     reasoning: bool = False
-    """Asks for encrypted reasoning and sends it back with the history (Responses, `store=False`)."""
+    """Ask for encrypted reasoning and send it back with the history (Responses, `store=False`)."""
     max_tokens_field: Literal["max_completion_tokens", "max_tokens"] = "max_completion_tokens"
-    """Chat Completions: OpenAI wants `max_completion_tokens`; most compatible servers `max_tokens`."""
+    """Chat Completions: OpenAI wants `max_completion_tokens`, most other servers `max_tokens`."""
     stream_usage: bool = True
     """Chat Completions: ask for a usage chunk at the end of the stream."""
 

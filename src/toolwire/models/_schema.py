@@ -35,10 +35,13 @@ _ONE_SCHEMA = frozenset(
         "additionalItems",
     }
 )
-_SCHEMA_MAP = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+_SCHEMA_MAP = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
 _SCHEMA_LIST = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
 _ANNOTATIONS = frozenset(
-    {"$schema", "$id", "$comment", "examples", "deprecated", "readOnly", "writeOnly", "discriminator"}
+    {"$schema", "$id", "$comment", "examples", "deprecated", "readOnly", "writeOnly"}
+    | {"discriminator"}
 )
 
 
@@ -288,7 +291,7 @@ def _allows_null(schema: Any, defs: Mapping[str, Any]) -> bool:
     return any(_allows_null(branch, defs) for branch in branches)
 
 
-# --- Gemini ----------------------------------------------------------------------------------------
+# --- Gemini ---------------------------------------------------------------------------------------
 
 _GEMINI_TYPES = {
     "string": "STRING",
@@ -410,7 +413,7 @@ def _gemini_object(node: Mapping[str, Any], out: JsonSchema) -> None:
         out["property_ordering"] = list(properties)
 
 
-# --- shared ----------------------------------------------------------------------------------------
+# --- shared ---------------------------------------------------------------------------------------
 
 
 def _normalise_composition(node: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -7,6 +7,7 @@ same object: a step costs a lookup per tool, not a schema rewrite.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -103,21 +104,24 @@ class ToolTranslator:
         return entry
 
     def _wire_tool(self, definition: ToolDefinition) -> WireTool:
-        name = wire_name(definition.name, letter_first=self._letter_first)
-        common = {"name": definition.name, "wire_name": name, "description": definition.description}
+        tool = functools.partial(
+            WireTool,
+            name=definition.name,
+            wire_name=wire_name(definition.name, letter_first=self._letter_first),
+            description=definition.description,
+        )
         parameters = definition.parameters
         if self._dialect == "openai-strict":
             strict = openai_strict(parameters)
             if strict is not None:
                 original = inline_refs(parameters, keep_recursive=True)
-                return WireTool(**common, schema=strict, strict=True, original=original)
+                return tool(schema=strict, strict=True, original=original)
         elif self._dialect == "gemini":
             try:
-                return WireTool(**common, schema=gemini_schema(parameters))
+                return tool(schema=gemini_schema(parameters))
             except ValueError:
-                schema = inline_refs(parameters, keep_recursive=True)
-                return WireTool(**common, schema=schema, full_schema=True)
-        return WireTool(**common, schema=inline_refs(parameters, keep_recursive=True))
+                return tool(schema=inline_refs(parameters, keep_recursive=True), full_schema=True)
+        return tool(schema=inline_refs(parameters, keep_recursive=True))
 
 
 @dataclass(slots=True)
@@ -203,4 +207,3 @@ def _without_added_nulls(raw: str, original: JsonSchema) -> str:
     if not isinstance(arguments, dict):
         return raw
     return json.dumps(drop_added_nulls(arguments, original), ensure_ascii=False)
-

@@ -27,7 +27,7 @@ from ._http_errors import is_transient_code, stream_error
 from ._names import wire_name
 from ._openai_client import openai_client, openai_error
 from ._profiles import OpenAIProfile, openai_profile
-from ._tools import CallStream, ToolIndex, ToolTranslator, WireTool
+from ._tools import CallStream, Dialect, ToolIndex, ToolTranslator, WireTool
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -40,8 +40,8 @@ REASONING_KEY = "openai_reasoning"
 
 
 class OpenAIResponsesModel:
-    """A model behind the Responses API. `client` (an `openai.AsyncOpenAI`) replaces `api_key`,
-    `base_url` and `timeout`; an injected client should have `max_retries=0`, as the loop retries."""
+    """A model behind the Responses API. `client` (an `openai.AsyncOpenAI`, with `max_retries=0`:
+    the loop retries) replaces `api_key`, `base_url` and `timeout`."""
 
     def __init__(
         self,
@@ -58,7 +58,7 @@ class OpenAIResponsesModel:
         self._client = client or openai_client(
             PROVIDER, api_key=api_key, base_url=base_url, timeout=timeout
         )
-        dialect = "openai-strict" if self.profile.strict_schemas else "json-schema"
+        dialect: Dialect = "openai-strict" if self.profile.strict_schemas else "json-schema"
         self._tools = ToolTranslator(dialect, _render_tool)
 
     @property
@@ -159,9 +159,8 @@ def _input_items(messages: Sequence[Message], *, send_reasoning: bool) -> list[d
             elif isinstance(part, ToolCall):
                 items.append(_call_item(part))
             elif isinstance(part, ToolResult):
-                items.append(
-                    {"type": "function_call_output", "call_id": part.call_id, "output": part.content}
-                )
+                output = {"type": "function_call_output", "call_id": part.call_id}
+                items.append({**output, "output": part.content})
     return items
 
 
