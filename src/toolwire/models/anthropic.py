@@ -67,12 +67,18 @@ class AnthropicModel:
     ) -> None:
         self.model = model
         self.profile = profile or anthropic_profile(model)
+        self._owns_client = client is None
         self._client = client or _client(api_key, base_url, timeout)
         self._tools = ToolTranslator(self.profile.schema_dialect, _render_tool)
 
     @property
     def name(self) -> str:
         return f"{PROVIDER}:{self.model}"
+
+    async def aclose(self) -> None:
+        """Close the client this adapter made (an injected client is left to its owner)."""
+        if self._owns_client:
+            await self._client.close()
 
     def wire_request(self, request: ModelRequest) -> dict[str, Any]:
         """The request body exactly as it is sent (settings' `extra` merged in)."""

@@ -58,6 +58,8 @@ class BedrockClient(Protocol):
 
     def converse_stream(self, **kwargs: Any) -> Mapping[str, Any]: ...
 
+    def close(self) -> None: ...
+
 
 class BedrockModel:
     """A model on Bedrock. Credentials and region come from boto3's usual chain (environment,
@@ -76,12 +78,18 @@ class BedrockModel:
     ) -> None:
         self.model = model
         self.profile = profile or bedrock_profile(model)
+        self._owns_client = client is None
         self._client = client or _client(region, endpoint_url, timeout)
         self._tools = ToolTranslator(self.profile.schema_dialect, _render_tool)
 
     @property
     def name(self) -> str:
         return f"{PROVIDER}:{self.model}"
+
+    async def aclose(self) -> None:
+        """Close the client this adapter made (an injected client is left to its owner)."""
+        if self._owns_client:
+            self._client.close()
 
     def wire_request(self, request: ModelRequest) -> dict[str, Any]:
         """The keyword arguments of the Converse call (redacted reasoning as bytes)."""
@@ -189,6 +197,7 @@ def _client(region: str | None, endpoint_url: str | None, timeout: float | None)
 
 def _error(error: Exception) -> ProviderError | UsageError | None:
     import botocore.exceptions
+    import urllib3.exceptions
 
     if isinstance(error, botocore.exceptions.EventStreamError):
         code = error.response.get("Error", {}).get("Code")
@@ -205,7 +214,13 @@ def _error(error: Exception) -> ProviderError | UsageError | None:
         )
     if isinstance(error, botocore.exceptions.NoCredentialsError):
         return UsageError(f"'bedrock:' found no AWS credentials: {error}")
-    if isinstance(error, botocore.exceptions.HTTPClientError):
+    # Reading the event stream, botocore lets urllib3's errors (a dropped connection) through.
+    transport = (
+        botocore.exceptions.HTTPClientError,
+        botocore.exceptions.ConnectionError,
+        urllib3.exceptions.HTTPError,
+    )
+    if isinstance(error, transport):
         return connection_error(PROVIDER, error)
     return None
 

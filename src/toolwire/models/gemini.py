@@ -76,12 +76,18 @@ class GeminiModel:
     ) -> None:
         self.model = model
         self.profile = profile or gemini_profile(model)
+        self._owns_client = client is None
         self._client = client or _client(api_key, base_url, timeout)
         self._tools = ToolTranslator(self.profile.schema_dialect, _render_tool, letter_first=True)
 
     @property
     def name(self) -> str:
         return f"{PROVIDER}:{self.model}"
+
+    async def aclose(self) -> None:
+        """Close the client this adapter made (an injected client is left to its owner)."""
+        if self._owns_client:
+            await self._client.aio.aclose()
 
     def wire_request(self, request: ModelRequest) -> dict[str, Any]:
         """What is handed to the SDK: `model`, `contents` and `config`, in its field names."""

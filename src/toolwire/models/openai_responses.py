@@ -55,6 +55,7 @@ class OpenAIResponsesModel:
     ) -> None:
         self.model = model
         self.profile = profile or openai_profile(model)
+        self._owns_client = client is None
         self._client = client or openai_client(
             PROVIDER, api_key=api_key, base_url=base_url, timeout=timeout
         )
@@ -64,6 +65,11 @@ class OpenAIResponsesModel:
     @property
     def name(self) -> str:
         return f"{PROVIDER}:{self.model}"
+
+    async def aclose(self) -> None:
+        """Close the client this adapter made (an injected client is left to its owner)."""
+        if self._owns_client:
+            await self._client.close()
 
     def wire_request(self, request: ModelRequest) -> dict[str, Any]:
         """The request body exactly as it is sent (settings' `extra` merged in)."""
