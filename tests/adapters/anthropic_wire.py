@@ -81,9 +81,15 @@ class AnthropicDriver:
     def spec(self, url: str) -> str:
         return f"anthropic:claude-test@{url}"
 
-    def reply(self, say: Say, *, chunks: Chunker | None = None, drop_after: int | None = None) -> Reply:
+    def reply(
+        self, say: Say, *, chunks: Chunker | None = None, drop_after: int | None = None
+    ) -> Reply:
         return Reply(
-            body=messages_body(say), content_type=SSE, stream=True, chunks=chunks, drop_after=drop_after
+            body=messages_body(say),
+            content_type=SSE,
+            stream=True,
+            chunks=chunks,
+            drop_after=drop_after,
         )
 
     def error(self, status: int, message: str, headers: Mapping[str, str] | None = None) -> Reply:

@@ -128,7 +128,9 @@ class BedrockDriver:
     def spec(self, url: str) -> str:
         return f"bedrock:anthropic.claude-test-v1:0@{url}"
 
-    def reply(self, say: Say, *, chunks: Chunker | None = None, drop_after: int | None = None) -> Reply:
+    def reply(
+        self, say: Say, *, chunks: Chunker | None = None, drop_after: int | None = None
+    ) -> Reply:
         return Reply(
             body=converse_stream_body(say),
             content_type=EVENT_STREAM,

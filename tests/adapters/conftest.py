@@ -4,12 +4,12 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
+from toolwire.models import Model
+
 from .anthropic_wire import AnthropicDriver
 from .bedrock_wire import BedrockDriver
 from .gemini_wire import GeminiDriver
 from .openai_wire import ChatDriver, ResponsesDriver
-from toolwire.models import Model
-
 from .script import Driver
 from .wire import WireServer
 
@@ -44,7 +44,9 @@ _CLEARED = (
 
 
 @pytest.fixture(autouse=True)
-def isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+def isolated_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """No key, base URL or AWS setting of the machine may leak into a test, and nothing may be
     read from the home directory (SDK profiles, AWS config)."""
     for name in _CLEARED:

@@ -61,14 +61,22 @@ class GeminiDriver:
     def spec(self, url: str) -> str:
         return f"gemini:gemini-test@{url}"
 
-    def reply(self, say: Say, *, chunks: Chunker | None = None, drop_after: int | None = None) -> Reply:
+    def reply(
+        self, say: Say, *, chunks: Chunker | None = None, drop_after: int | None = None
+    ) -> Reply:
         return Reply(
-            body=gemini_body(say), content_type=SSE, stream=True, chunks=chunks, drop_after=drop_after
+            body=gemini_body(say),
+            content_type=SSE,
+            stream=True,
+            chunks=chunks,
+            drop_after=drop_after,
         )
 
     def error(self, status: int, message: str, headers: Mapping[str, str] | None = None) -> Reply:
         codes = {429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 400: "INVALID_ARGUMENT"}
-        body = {"error": {"code": status, "message": message, "status": codes.get(status, "UNKNOWN")}}
+        body = {
+            "error": {"code": status, "message": message, "status": codes.get(status, "UNKNOWN")}
+        }
         return json_reply(body, status=status, headers=headers)
 
     def tool_names(self, body: Any) -> list[str]:

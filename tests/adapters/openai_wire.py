@@ -72,7 +72,11 @@ def responses_events(say: Say) -> Iterator[dict[str, Any]]:
         index += 1
     if say.text:
         item = {"type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress"}
-        yield {"type": "response.output_item.added", "output_index": index, "item": {**item, "content": []}}
+        yield {
+            "type": "response.output_item.added",
+            "output_index": index,
+            "item": {**item, "content": []},
+        }
         for piece in pieces(say.text):
             yield {
                 "type": "response.output_text.delta",
@@ -123,7 +127,10 @@ def responses_events(say: Say) -> Iterator[dict[str, Any]]:
         }
         yield {"type": "response.incomplete", "response": final}
     else:
-        yield {"type": "response.completed", "response": {**response, "status": "completed", "usage": usage}}
+        yield {
+            "type": "response.completed",
+            "response": {**response, "status": "completed", "usage": usage},
+        }
 
 
 def responses_body(say: Say) -> bytes:
@@ -143,7 +150,9 @@ class ResponsesDriver:
     def spec(self, url: str) -> str:
         return f"openai:gpt-4.1@{url}/v1"
 
-    def reply(self, say: Say, *, chunks: Chunker | None = None, drop_after: int | None = None) -> Reply:
+    def reply(
+        self, say: Say, *, chunks: Chunker | None = None, drop_after: int | None = None
+    ) -> Reply:
         return Reply(
             body=responses_body(say),
             content_type=SSE,
@@ -187,7 +196,9 @@ def chat_chunks(say: Say) -> Iterator[dict[str, Any]]:
         yield chat_chunk({"content": piece})
     for index, call in enumerate(say.calls):
         head = {"index": index, "id": call.id, "type": "function"}
-        yield chat_chunk({"tool_calls": [{**head, "function": {"name": call.name, "arguments": ""}}]})
+        yield chat_chunk(
+            {"tool_calls": [{**head, "function": {"name": call.name, "arguments": ""}}]}
+        )
         for piece in pieces(call.raw):
             yield chat_chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
     finish = "length" if say.cut_off else ("tool_calls" if say.calls else "stop")
@@ -215,7 +226,9 @@ class ChatDriver:
     def spec(self, url: str) -> str:
         return f"openai-chat:local-model@{url}/v1"
 
-    def reply(self, say: Say, *, chunks: Chunker | None = None, drop_after: int | None = None) -> Reply:
+    def reply(
+        self, say: Say, *, chunks: Chunker | None = None, drop_after: int | None = None
+    ) -> Reply:
         return Reply(
             body=chat_body(say), content_type=SSE, stream=True, chunks=chunks, drop_after=drop_after
         )

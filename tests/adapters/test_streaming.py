@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from toolwire._assemble import ModelResponse
 from toolwire.errors import ProviderError
 from toolwire.events import ResponseCompleted, ToolCallStarted, UsageReported
-from toolwire._assemble import ModelResponse
 from toolwire.messages import ReasoningPart, TextPart, ToolCall
 from toolwire.models import Model
 from toolwire.tools import tool
@@ -66,10 +66,15 @@ async def test_every_byte_boundary(server: WireServer, driver: Driver, model: Mo
 
 
 @pytest.mark.parametrize("driver", DRIVERS, ids=lambda d: d.prefix)
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(cuts=st.lists(st.floats(0, 1), max_size=12))
 def test_random_chunking(driver: Driver, cuts: list[float]) -> None:
-    say = Say(text="two calls follow", calls=(Call("add", {"a": 1, "b": 2}), Call("weather", {"city": "Oslo"}, id="call_w")))
+    say = Say(
+        text="two calls follow",
+        calls=(Call("add", {"a": 1, "b": 2}), Call("weather", {"city": "Oslo"}, id="call_w")),
+    )
     size = len(driver.reply(say).body)
     with WireServer() as server:
         server.script(driver.reply(say, chunks=split_at(*(int(c * size) for c in cuts))))
@@ -90,7 +95,9 @@ async def _respond_once(driver: Driver, url: str) -> ModelResponse:
         await model.aclose()  # type: ignore[attr-defined]
 
 
-async def test_parallel_calls_keep_their_ids_and_order(server: WireServer, driver: Driver, model: Model) -> None:
+async def test_parallel_calls_keep_their_ids_and_order(
+    server: WireServer, driver: Driver, model: Model
+) -> None:
     say = Say(
         calls=(
             Call("weather", {"city": "Oslo"}, id="call_1"),
@@ -117,17 +124,22 @@ async def test_parallel_calls_keep_their_ids_and_order(server: WireServer, drive
     assert sum(isinstance(e, UsageReported) for e in events) == 1
 
 
-async def test_malformed_arguments_are_kept_raw(server: WireServer, driver: Driver, model: Model) -> None:
+async def test_malformed_arguments_are_kept_raw(
+    server: WireServer, driver: Driver, model: Model
+) -> None:
     if not driver.streams_raw_arguments:
         pytest.skip("this API sends arguments as a JSON object, never as text")
     server.script(driver.reply(Say(calls=(Call("add", '{"a": 1, "b": ]'),))))
     response = await respond(model, ask(tools=TOOLS))
     (call,) = response.message.tool_calls
     assert call.raw_arguments == '{"a": 1, "b": ]'
-    assert call.error is not None and "not valid JSON" in call.error
+    assert call.error is not None
+    assert "not valid JSON" in call.error
 
 
-async def test_unknown_tool_name_passes_through(server: WireServer, driver: Driver, model: Model) -> None:
+async def test_unknown_tool_name_passes_through(
+    server: WireServer, driver: Driver, model: Model
+) -> None:
     server.script(driver.reply(Say(calls=(Call("delete_everything", {"really": True}),))))
     response = await respond(model, ask(tools=TOOLS))
     (call,) = response.message.tool_calls
@@ -145,7 +157,8 @@ async def test_cut_off_reply(server: WireServer, driver: Driver, model: Model) -
     response = await respond(model, ask(tools=TOOLS))
     assert response.finish_reason == "length"
     (call,) = response.message.tool_calls
-    assert call.error is not None and "cut off" in call.error
+    assert call.error is not None
+    assert "cut off" in call.error
 
 
 async def test_429_honours_retry_after(server: WireServer, driver: Driver, model: Model) -> None:
@@ -173,7 +186,9 @@ async def test_500_is_retryable(server: WireServer, driver: Driver, model: Model
     assert len(server.requests) == 1
 
 
-async def test_400_is_final_with_the_api_message(server: WireServer, driver: Driver, model: Model) -> None:
+async def test_400_is_final_with_the_api_message(
+    server: WireServer, driver: Driver, model: Model
+) -> None:
     server.script(driver.error(400, "messages: roles must alternate"))
     with pytest.raises(ProviderError) as caught:
         await respond(model, ask())

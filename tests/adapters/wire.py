@@ -9,6 +9,7 @@ frames for Bedrock).
 
 from __future__ import annotations
 
+import itertools
 import json
 import socket
 import threading
@@ -58,7 +59,7 @@ def every_byte(body: bytes) -> Iterator[bytes]:
 def split_at(*points: int) -> Chunker:
     def chunks(body: bytes) -> Iterator[bytes]:
         edges = [0, *sorted(p for p in points if 0 < p < len(body)), len(body)]
-        return (body[a:b] for a, b in zip(edges, edges[1:], strict=False) if b > a)
+        return (body[a:b] for a, b in itertools.pairwise(edges) if b > a)
 
     return chunks
 
