@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from toolwire._assemble import ModelResponse, ResponseBuilder
 from toolwire.clock import IdSource
 from toolwire.events import ModelEvent
-from toolwire.messages import Message
+from toolwire.messages import Message, Part, ReasoningPart, TextPart, ToolCall, ToolResult
 from toolwire.models import Model, ModelRequest
 
 from .wire import Chunker, Reply
@@ -97,3 +97,44 @@ async def respond(model: Model, request: ModelRequest) -> ModelResponse:
 
 def ask(text: str = "What is 2 + 3?", **options: Any) -> ModelRequest:
     return ModelRequest(messages=(Message.system("Be brief."), Message.user(text)), **options)
+
+
+def conversation(
+    reasoning: ReasoningPart | None = None,
+    call_data: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None] = (None, None),
+    answer_data: Mapping[str, Any] | None = None,
+) -> tuple[Message, ...]:
+    """A history with everything an adapter must translate: instructions, a user turn, an
+    assistant turn with reasoning, text and two calls, both results (one an error) and a new user
+    turn straight after them."""
+    parts: list[Part] = [reasoning] if reasoning is not None else []
+    parts += [
+        TextPart(text="Checking both."),
+        ToolCall(
+            id="call_1",
+            name="weather",
+            arguments={"city": "Oslo"},
+            raw_arguments='{"city": "Oslo"}',
+            provider_data=call_data[0],
+        ),
+        ToolCall(
+            id="call_2",
+            name="add",
+            arguments={"a": 2, "b": 3},
+            raw_arguments='{"a": 2, "b": 3}',
+            provider_data=call_data[1],
+        ),
+    ]
+    return (
+        Message.system("Be brief."),
+        Message.user("Weather in Oslo, and 2 + 3?"),
+        Message(role="assistant", parts=tuple(parts), provider_data=answer_data),
+        Message(
+            role="tool",
+            parts=(
+                ToolResult(call_id="call_1", name="weather", content="sunny"),
+                ToolResult(call_id="call_2", name="add", content="boom", is_error=True),
+            ),
+        ),
+        Message.user("And in Lima?"),
+    )
