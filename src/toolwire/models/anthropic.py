@@ -182,13 +182,20 @@ def _tool_choice(choice: ToolChoice, parallel: bool) -> dict[str, Any]:
 
 
 def _settings(settings: ModelSettings) -> dict[str, Any]:
-    if settings.seed is not None:
-        raise UsageError("the Messages API ('anthropic:') takes no seed")
+    # Since API version 2026-10-21 (the SDK's default) the Messages API rejects every sampling
+    # parameter, even at its default value; the SDK no longer has them.
+    unsupported = [
+        name
+        for name, value in (
+            ("temperature", settings.temperature),
+            ("top_p", settings.top_p),
+            ("seed", settings.seed),
+        )
+        if value is not None
+    ]
+    if unsupported:
+        raise UsageError(f"the Messages API ('anthropic:') takes no {', '.join(unsupported)}")
     out: dict[str, Any] = {}
-    if settings.temperature is not None:
-        out["temperature"] = settings.temperature
-    if settings.top_p is not None:
-        out["top_p"] = settings.top_p
     if settings.stop:
         out["stop_sequences"] = list(settings.stop)
     return out
