@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -71,7 +72,7 @@ class WireServer:
         self.requests: list[Recorded] = []
         self._replies: list[Reply] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd = _Server(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
 
@@ -104,6 +105,13 @@ class WireServer:
             if self._replies:
                 return self._replies.pop(0)
         return json_reply({"error": {"message": "no scripted reply left"}}, status=599)
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that hangs up early (an error frame ended its stream) is part of the script.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def _handler_for(server: WireServer) -> type[BaseHTTPRequestHandler]:
