@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import functools
 import json
 import os
 import statistics
@@ -185,8 +186,8 @@ def main() -> None:
         for turns, history in histories.items():
             request = ModelRequest(messages=history, tools=tools, settings=ModelSettings())
             body = model.wire_request(request)  # warm: the tools are translated and cached
-            translate[turns] = _median_us(lambda r=request: model.wire_request(r), repeat)
-            serialise[turns] = _median_us(lambda b=body: _serialise(b), repeat)
+            translate[turns] = _median_us(functools.partial(model.wire_request, request), repeat)
+            serialise[turns] = _median_us(functools.partial(_serialise, body), repeat)
         early = (translate[25] - translate[5]) / 20
         late = (translate[50] - translate[25]) / 25
         per_turn = (translate[50] - translate[5]) / 45
