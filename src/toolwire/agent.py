@@ -178,6 +178,7 @@ class _Catalogue:
         self._deps = deps
         self._seen: list[Sequence[Tool]] = []
         self._tools: dict[str, Tool] = {}
+        self.definitions: tuple[ToolDefinition, ...] = ()
 
     async def get(self) -> dict[str, Tool]:
         lists = [await toolset.get_tools() for toolset in self._toolsets]
@@ -193,6 +194,7 @@ class _Catalogue:
                 tools[tool.name] = tool
                 self._check_injected(tool)
             self._tools, self._seen = tools, lists
+            self.definitions = tuple(t.definition for t in tools.values())
         return self._tools
 
     def _check_injected(self, tool: Tool) -> None:
@@ -244,7 +246,14 @@ class _Loop:
             self.state.emit(StepStarted(step=self.step))
             tools = await catalogue.get()
             self._check_choice(tool_choice, tools)
-            response = await self._request(self._build_request(tools, tool_choice))
+            request = ModelRequest(
+                messages=tuple(self.messages),
+                tools=catalogue.definitions,
+                tool_choice=tool_choice,
+                parallel_tool_calls=self.agent.parallel_tool_calls,
+                settings=self.agent.settings,
+            )
+            response = await self._request(request)
             if response is None:
                 break
             self.usage = self.usage + response.usage
@@ -260,15 +269,6 @@ class _Loop:
             if tool_choice != "none":
                 tool_choice = "auto"
             self.stop = self._limit_reached()
-
-    def _build_request(self, tools: Mapping[str, Tool], tool_choice: ToolChoice) -> ModelRequest:
-        return ModelRequest(
-            messages=tuple(self.messages),
-            tools=tuple(t.definition for t in tools.values()),
-            tool_choice=tool_choice,
-            parallel_tool_calls=self.agent.parallel_tool_calls,
-            settings=self.agent.settings,
-        )
 
     async def _request(self, request: ModelRequest) -> ModelResponse | None:
         """One model request, retried on provider failures; None when the run must stop."""
