@@ -115,7 +115,6 @@ class ScriptedModel:
         return Turn(text=step) if isinstance(step, str) else step
 
 
-
 def _part_chars(part: object) -> int:
     if isinstance(part, TextPart):
         return len(part.text)
