@@ -10,7 +10,7 @@ from typing import Any, Protocol
 import anyio
 
 from ._assemble import ModelResponse, ResponseBuilder
-from ._execute import execute_calls, unanswered_results
+from ._execute import answer_the_rest, execute_calls
 from ._loopguard import LoopGuard
 from ._redact import secret_env_values
 from ._state import RunState
@@ -338,7 +338,7 @@ class _Loop:
 
     def _close_turn(self, why: str) -> None:
         if self.open_calls:
-            results = unanswered_results(self.state, self.open_calls, why)
+            results = answer_the_rest(self.state, self.open_calls, self.step, why)
             self._add(Message(role="tool", parts=results))
             self.open_calls = ()
 
