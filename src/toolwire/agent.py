@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from contextlib import AsyncExitStack, aclosing, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any, Protocol
 
 import anyio
 
 from ._assemble import ModelResponse, ResponseBuilder
-from ._execute import execute_calls, unanswered_results
+from ._execute import answer_the_rest, execute_calls
 from ._loopguard import LoopGuard
 from ._redact import secret_env_values
 from ._state import RunState
@@ -33,7 +33,7 @@ from .run import RunResult
 from .tools import FunctionToolset, Tool, ToolDefinition, Toolset
 from .tools._tool import CONTEXT_KEYS
 
-__all__ = ["Agent", "EventSink"]
+__all__ = ["Agent", "EventSink", "describe_tools"]
 
 ToolLike = Tool | Toolset | Callable[..., Any]
 EventHandler = Callable[[RunEvent], None]
@@ -67,10 +67,7 @@ class Agent:
         clock: Clock | None = None,
     ) -> None:
         self.model = get_model(model)
-        loose = [t for t in tools if not isinstance(t, Toolset)]
-        self.toolsets: list[Toolset] = [t for t in tools if isinstance(t, Toolset)]
-        if loose:
-            self.toolsets.insert(0, FunctionToolset(loose))
+        self.toolsets = as_toolsets(tools)
         self.instructions = instructions
         self.limits = limits or Limits()
         self.approver = approver
@@ -82,11 +79,7 @@ class Agent:
 
     async def tools(self) -> list[ToolDefinition]:
         """Exactly what the model is sent, in order."""
-        async with AsyncExitStack() as stack:
-            for toolset in self.toolsets:
-                await stack.enter_async_context(toolset)
-            catalogue = await _Catalogue(self.toolsets).get()
-        return [t.definition for t in catalogue.values()]
+        return await describe_tools(self.toolsets)
 
     async def run(
         self,
@@ -117,8 +110,7 @@ class Agent:
             emit=emit,
             deps=deps or {},
             approver=self.approver,
-            secrets=[v for v in (deps or {}).values() if isinstance(v, str)]
-            + secret_env_values(),
+            secrets=[v for v in (deps or {}).values() if isinstance(v, str)] + secret_env_values(),
             deadline=None if limits.timeout is None else clock.now() + limits.timeout,
             guard=LoopGuard(limits.loop_threshold),
         )
@@ -171,6 +163,25 @@ def _ignore(event: RunEvent) -> None:
     pass
 
 
+def as_toolsets(tools: Iterable[ToolLike]) -> list[Toolset]:
+    """Loose tools and functions become one function toolset, first; toolsets stay as they are."""
+    tools = list(tools)
+    loose = [t for t in tools if not isinstance(t, Toolset)]
+    toolsets = [t for t in tools if isinstance(t, Toolset)]
+    return [FunctionToolset(loose), *toolsets] if loose else toolsets
+
+
+async def describe_tools(tools: Iterable[ToolLike]) -> list[ToolDefinition]:
+    """Exactly what a model would be sent for these tools, in order."""
+    toolsets = as_toolsets(tools)
+    async with AsyncExitStack() as stack:
+        for toolset in toolsets:
+            await stack.enter_async_context(toolset)
+        catalogue = _Catalogue(toolsets)
+        await catalogue.get()
+    return list(catalogue.definitions)
+
+
 class _Catalogue:
     """The tools visible this step, rebuilt only when a toolset's list changes."""
 
@@ -179,10 +190,13 @@ class _Catalogue:
         self._deps = deps
         self._seen: list[Sequence[Tool]] = []
         self._tools: dict[str, Tool] = {}
+        self.definitions: tuple[ToolDefinition, ...] = ()
 
     async def get(self) -> dict[str, Tool]:
         lists = [await toolset.get_tools() for toolset in self._toolsets]
-        if len(lists) != len(self._seen) or any(a is not b for a, b in zip(lists, self._seen)):
+        if len(lists) != len(self._seen) or any(
+            a is not b for a, b in zip(lists, self._seen, strict=True)
+        ):
             tools: dict[str, Tool] = {}
             for tool in (t for listed in lists for t in listed):
                 if tool.name in tools:
@@ -192,6 +206,7 @@ class _Catalogue:
                 tools[tool.name] = tool
                 self._check_injected(tool)
             self._tools, self._seen = tools, lists
+            self.definitions = tuple(t.definition for t in tools.values())
         return self._tools
 
     def _check_injected(self, tool: Tool) -> None:
@@ -243,7 +258,14 @@ class _Loop:
             self.state.emit(StepStarted(step=self.step))
             tools = await catalogue.get()
             self._check_choice(tool_choice, tools)
-            response = await self._request(self._build_request(tools, tool_choice))
+            request = ModelRequest(
+                messages=tuple(self.messages),
+                tools=catalogue.definitions,
+                tool_choice=tool_choice,
+                parallel_tool_calls=self.agent.parallel_tool_calls,
+                settings=self.agent.settings,
+            )
+            response = await self._request(request)
             if response is None:
                 break
             self.usage = self.usage + response.usage
@@ -259,15 +281,6 @@ class _Loop:
             if tool_choice != "none":
                 tool_choice = "auto"
             self.stop = self._limit_reached()
-
-    def _build_request(self, tools: Mapping[str, Tool], tool_choice: ToolChoice) -> ModelRequest:
-        return ModelRequest(
-            messages=tuple(self.messages),
-            tools=tuple(t.definition for t in tools.values()),
-            tool_choice=tool_choice,
-            parallel_tool_calls=self.agent.parallel_tool_calls,
-            settings=self.agent.settings,
-        )
 
     async def _request(self, request: ModelRequest) -> ModelResponse | None:
         """One model request, retried on provider failures; None when the run must stop."""
@@ -300,9 +313,15 @@ class _Loop:
     async def _stream(self, request: ModelRequest) -> ModelResponse:
         builder = ResponseBuilder(self.state.ids)
         emit = self.state.emit
-        async with aclosing(self.agent.model.stream(request)) as events:
+        events = self.agent.model.stream(request)
+        try:
             async for event in events:
                 emit(builder.add(event))
+        finally:
+            # An adapter's generator may hold a connection: close it now, not at GC.
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                await aclose()
         return builder.finish()
 
     def _limit_reached(self) -> StopReason | None:
@@ -331,7 +350,7 @@ class _Loop:
 
     def _close_turn(self, why: str) -> None:
         if self.open_calls:
-            results = unanswered_results(self.state, self.open_calls, why)
+            results = answer_the_rest(self.state, self.open_calls, self.step, why)
             self._add(Message(role="tool", parts=results))
             self.open_calls = ()
 
@@ -366,13 +385,17 @@ def _initial_messages(
 def _tool_choice(choice: ToolChoice | str) -> ToolChoice:
     if isinstance(choice, NamedToolChoice):
         return choice
-    if choice == "auto" or choice == "required" or choice == "none":
-        return choice
+    if choice == "auto":
+        return "auto"
+    if choice == "required":
+        return "required"
+    if choice == "none":
+        return "none"
     return NamedToolChoice(choice)
 
 
 def _backoff(limits: Limits, attempt: int, retry_after: float | None, ids: IdSource) -> float:
-    exponential = min(limits.retry_max_delay, limits.retry_base_delay * 2 ** (attempt - 1))
+    exponential = min(limits.retry_max_delay, limits.retry_base_delay * 2.0 ** (attempt - 1))
     jittered = exponential * (0.5 + ids.random.random() / 2)
     return max(jittered, retry_after or 0.0)
 
