@@ -32,7 +32,7 @@ from ._http_errors import (
     stream_error,
 )
 from ._names import wire_id, wire_name
-from ._profiles import AnthropicProfile, anthropic_profile
+from .profiles import AnthropicProfile, anthropic_profile
 from ._tools import CallStream, ToolIndex, ToolTranslator, WireTool
 
 if TYPE_CHECKING:

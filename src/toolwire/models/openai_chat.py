@@ -25,7 +25,7 @@ from ._base import ModelRequest, ModelSettings, NamedToolChoice, ToolChoice
 from ._connect import parse_spec
 from ._names import wire_name
 from ._openai_client import openai_client, openai_error
-from ._profiles import OpenAIProfile, openai_compatible_profile, openai_profile
+from .profiles import OpenAIProfile, openai_compatible_profile, openai_profile
 from ._tools import CallStream, Dialect, ToolIndex, ToolTranslator, WireTool
 
 if TYPE_CHECKING:
