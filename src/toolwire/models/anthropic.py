@@ -32,8 +32,8 @@ from ._http_errors import (
     stream_error,
 )
 from ._names import wire_id, wire_name
-from .profiles import AnthropicProfile, anthropic_profile
 from ._tools import CallStream, ToolIndex, ToolTranslator, WireTool
+from .profiles import AnthropicProfile, anthropic_profile
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic

@@ -33,8 +33,8 @@ from ._connect import missing_extra, parse_spec
 from ._history import Turns, system_text, text_blocks
 from ._http_errors import connection_error, is_transient_code, status_error, stream_error
 from ._names import wire_id, wire_name
-from .profiles import BedrockProfile, bedrock_profile
 from ._tools import CallStream, ToolIndex, ToolTranslator, WireTool
+from .profiles import BedrockProfile, bedrock_profile
 
 __all__ = ["BedrockClient", "BedrockModel", "bedrock_from_spec"]
 

@@ -31,8 +31,8 @@ from ._connect import missing_extra, parse_spec
 from ._history import Turns, system_text
 from ._http_errors import api_message, connection_error, status_error, stream_error
 from ._names import wire_name
-from .profiles import gemini_profile
 from ._tools import CallStream, ToolIndex, ToolTranslator, WireTool
+from .profiles import gemini_profile
 
 if TYPE_CHECKING:
     from google.genai import Client

@@ -25,8 +25,8 @@ from ._base import ModelRequest, ModelSettings, NamedToolChoice, ToolChoice
 from ._connect import parse_spec
 from ._names import wire_name
 from ._openai_client import openai_client, openai_error
-from .profiles import OpenAIProfile, openai_compatible_profile, openai_profile
 from ._tools import CallStream, Dialect, ToolIndex, ToolTranslator, WireTool
+from .profiles import OpenAIProfile, openai_compatible_profile, openai_profile
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI

@@ -26,8 +26,8 @@ from ._connect import parse_spec
 from ._http_errors import is_transient_code, stream_error
 from ._names import wire_name
 from ._openai_client import openai_client, openai_error
-from .profiles import OpenAIProfile, openai_profile
 from ._tools import CallStream, Dialect, ToolIndex, ToolTranslator, WireTool
+from .profiles import OpenAIProfile, openai_profile
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
