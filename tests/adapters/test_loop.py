@@ -13,9 +13,10 @@ import pytest
 from toolwire import Agent, Limits
 from toolwire.cli import main
 from toolwire.events import RetryScheduled, RunEvent
+from toolwire.models import get_model
 from toolwire.tools import tool
 
-from .script import Call, Driver, Say
+from .script import Call, Driver, Say, ask, respond
 from .wire import WireServer
 
 pytestmark = pytest.mark.anyio
@@ -123,3 +124,32 @@ def test_toolwire_run_cli(
     )
     assert [c["result"] for c in output["calls"]] == ["42", "43"]
     assert driver.results(server.requests[2].json) == [("call_1", "42"), ("call_2", "43")]
+
+
+ENVIRONMENT = {
+    # prefix: (variables pointing at the server, header the key must arrive in, expected value)
+    "openai": ({"OPENAI_BASE_URL": "{url}/v1", "OPENAI_API_KEY": "sk-env"}, "authorization", "Bearer sk-env"),
+    "openai-chat": ({"OPENAI_BASE_URL": "{url}/v1", "OPENAI_API_KEY": "sk-env"}, "authorization", "Bearer sk-env"),
+    "anthropic": ({"ANTHROPIC_BASE_URL": "{url}", "ANTHROPIC_API_KEY": "sk-ant-env"}, "authorization", "Bearer sk-ant-env"),
+    "gemini": ({"GOOGLE_GEMINI_BASE_URL": "{url}", "GEMINI_API_KEY": "gm-env"}, "x-goog-api-key", "gm-env"),
+    "bedrock": ({"AWS_ENDPOINT_URL_BEDROCK_RUNTIME": "{url}"}, "authorization", "AWS4-HMAC-SHA256 Credential=AKIDTEST/"),
+}  # fmt: skip
+
+
+async def test_keys_and_base_urls_from_the_environment(
+    server: WireServer, driver: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    variables, header, value = ENVIRONMENT[driver.prefix]
+    for name, template in variables.items():
+        monkeypatch.setenv(name, template.format(url=server.url))
+    model_id = "anthropic.claude-env-v1:0" if driver.prefix == "bedrock" else "env-model"
+    model = get_model(f"{driver.prefix}:{model_id}")
+    server.script(driver.reply(Say(text="from the environment")))
+    try:
+        response = await respond(model, ask())
+    finally:
+        await model.aclose()  # type: ignore[attr-defined]
+    assert response.message.text == "from the environment"
+    (recorded,) = server.requests
+    assert recorded.headers[header].startswith(value)
+    assert model_id.replace(":", "%3A") in recorded.path or model_id in recorded.body.decode()
