@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
-from toolwire.models._schema import drop_added_nulls, gemini_schema, inline_refs, openai_strict
+from toolwire.models._schema import inline_refs
+from toolwire.models._schema_gemini import gemini_schema
+from toolwire.models._schema_strict import drop_added_nulls, openai_strict
 from toolwire.tools import tool
 
 

@@ -18,7 +18,9 @@ from ..errors import UsageError
 from ..events import ModelEvent, ToolCallArgumentsDelta, ToolCallStarted
 from ..tools import ToolDefinition
 from ._names import wire_name
-from ._schema import JsonSchema, drop_added_nulls, gemini_schema, inline_refs, openai_strict
+from ._schema import JsonSchema, inline_refs
+from ._schema_gemini import gemini_schema
+from ._schema_strict import drop_added_nulls, openai_strict
 
 Dialect: TypeAlias = Literal["json-schema", "openai-strict", "gemini"]
 
