@@ -261,8 +261,8 @@ class _ResponseEvents:
         events = self._calls.end_all()
         usage = response.usage
         if usage is not None:
-            details = usage.input_tokens_details
-            cached = (details.cached_tokens if details is not None else 0) or 0
+            input_details = usage.input_tokens_details
+            cached = (input_details.cached_tokens if input_details is not None else 0) or 0
             events.append(
                 UsageReported(
                     usage=Usage(
