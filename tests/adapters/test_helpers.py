@@ -105,6 +105,28 @@ def test_model_specs(spec: str, model: str, url: str | None) -> None:
     assert (parsed.model, parsed.base_url) == (model, url)
 
 
+_MODELS = st.one_of(
+    st.text(max_size=30),
+    st.builds(lambda a, b: f"{a}@http://{b}", st.text(max_size=10), st.text(max_size=10)),
+)
+
+
+@given(_MODELS, st.sampled_from(["@http://127.0.0.1:8080/v1", "@https://gateway.example/x"]))
+def test_model_specs_with_a_base_url_lose_nothing(model: str, suffix: str) -> None:
+    if not model.strip():
+        with pytest.raises(UsageError, match="needs a model name"):
+            parse_spec("p", model + suffix)
+        return
+    parsed = parse_spec("p", model + suffix)
+    assert (parsed.model, parsed.base_url) == (model.strip(), suffix[1:])
+
+
+@given(st.text(max_size=30).filter(lambda m: "@http" not in m and m.strip()))
+def test_model_specs_without_a_base_url_lose_nothing(model: str) -> None:
+    parsed = parse_spec("p", model)
+    assert (parsed.model, parsed.base_url) == (model.strip(), None)
+
+
 @pytest.mark.parametrize("spec", ["", "  ", "@http://127.0.0.1:1"])
 def test_model_spec_without_a_model(spec: str) -> None:
     with pytest.raises(UsageError, match="needs a model name"):

@@ -1,7 +1,8 @@
 """Connection details shared by the adapters: model strings and missing extras.
 
 A model string is `provider:MODEL[@BASE_URL]`: everything after the provider prefix is the model,
-and a trailing `@http://...` or `@https://...` points the adapter at another server (a proxy, a
+except a trailing `@http://...` or `@https://...` (the last one), which points the adapter at
+another server (a proxy, a
 local OpenAI-compatible server, a test double). Keys come from each SDK's usual environment
 variables unless given to the adapter's constructor.
 """
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 from ..errors import UsageError
 
-_SPEC = re.compile(r"(?P<model>.*?)@(?P<url>https?://\S+)")
+_SPEC = re.compile(r"(?P<model>.*)@(?P<url>https?://\S+)", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
