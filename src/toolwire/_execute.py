@@ -21,6 +21,12 @@ from .tools import Tool, ToolContext
 
 
 @dataclass(frozen=True, slots=True)
+class _Refused:
+    result: ToolResult
+    decided_by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class _Ready:
     call: ToolCall
     tool: Tool
@@ -34,6 +40,7 @@ async def execute_calls(
 ) -> tuple[ToolResult, ...]:
     """Read-only calls next to each other run concurrently; any other call runs alone, in order."""
     state.answered.clear()
+    state.guard.begin_turn()
     limiter = anyio.CapacityLimiter(state.limits.max_concurrency)
     for batch in _batches(calls, catalogue):
         ready = []
@@ -44,7 +51,7 @@ async def execute_calls(
             if isinstance(outcome, _Ready):
                 ready.append(outcome)
             else:
-                _answer(state, call, outcome, step, started, None)
+                _answer(state, call, outcome.result, step, started, outcome.decided_by)
         if len(ready) == 1:
             await _run(state, ready[0], step)
         elif ready:
@@ -54,7 +61,9 @@ async def execute_calls(
     return tuple(state.answered[call.id] for call in calls)
 
 
-def unanswered_results(state: RunState, calls: Sequence[ToolCall], why: str) -> tuple[ToolResult, ...]:
+def unanswered_results(
+    state: RunState, calls: Sequence[ToolCall], why: str
+) -> tuple[ToolResult, ...]:
     """Results for a turn interrupted midway: what finished keeps its result, the rest says why."""
     return tuple(
         state.answered.get(call.id)
@@ -79,9 +88,10 @@ def _batches(calls: Sequence[ToolCall], catalogue: Mapping[str, Tool]) -> list[l
 
 async def _prepare(
     state: RunState, call: ToolCall, catalogue: Mapping[str, Tool]
-) -> _Ready | ToolResult:
-    def error(content: str) -> ToolResult:
-        return ToolResult(call_id=call.id, name=call.name, content=content, is_error=True)
+) -> _Ready | _Refused:
+    def error(content: str, decided_by: str | None = None) -> _Refused:
+        result = ToolResult(call_id=call.id, name=call.name, content=content, is_error=True)
+        return _Refused(result, decided_by)
 
     if call.error is not None:
         return error(call.error)
@@ -97,12 +107,12 @@ async def _prepare(
     if verdict == "stop":
         return error("Not run: this exact call was repeated too often; the run is stopping.")
     if verdict == "warn":
-        last = state.guard.last_result.get(loop_key, "")
+        last = state.guard.last_result.get(loop_key)
+        shown = f" The last result was:\n{last}\n" if last is not None else " "
         return error(
             f"Not run: you already called {call.name} with exactly these arguments "
-            f"{state.limits.loop_threshold - 1 if state.limits.loop_threshold else 0} times. "
-            f"The last result was:\n{last}\nUse it, or change approach; repeating this call "
-            "again stops the run."
+            f"{state.guard.repeats(loop_key) - 1} times.{shown}Use what you have, or change "
+            "approach; repeating this call again stops the run."
         )
     decided_by = None
     if tool.needs_approval:
@@ -110,12 +120,12 @@ async def _prepare(
         decided_by = decision.by
         if isinstance(decision, Decline):
             reason = f" Their reason: {decision.message}" if decision.message else ""
-            return error(f"The user declined this call; do not retry it.{reason}")
+            return error(f"The user declined this call; do not retry it.{reason}", decided_by)
         if isinstance(decision, Edit):
             try:
                 arguments = tool.validate(decision.arguments)
             except InvalidArguments as invalid:
-                return error(f"The approver's edited arguments are invalid: {invalid}")
+                return error(f"The approver's edited arguments are invalid: {invalid}", decided_by)
     return _Ready(call, tool, arguments, loop_key, decided_by)
 
 
@@ -187,7 +197,9 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
             raise
         except Exception as exception:
             message = redact(str(exception), state.secrets)
-            content = f"{type(exception).__name__}: {message}" if message else type(exception).__name__
+            content = (
+                f"{type(exception).__name__}: {message}" if message else type(exception).__name__
+            )
     if scope.cancelled_caught:
         content = (
             f"Timed out after {timeout:g} s; the call did not finish."

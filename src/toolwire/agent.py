@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from contextlib import AsyncExitStack, aclosing, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any, Protocol
 
 import anyio
@@ -117,8 +117,7 @@ class Agent:
             emit=emit,
             deps=deps or {},
             approver=self.approver,
-            secrets=[v for v in (deps or {}).values() if isinstance(v, str)]
-            + secret_env_values(),
+            secrets=[v for v in (deps or {}).values() if isinstance(v, str)] + secret_env_values(),
             deadline=None if limits.timeout is None else clock.now() + limits.timeout,
             guard=LoopGuard(limits.loop_threshold),
         )
@@ -179,10 +178,13 @@ class _Catalogue:
         self._deps = deps
         self._seen: list[Sequence[Tool]] = []
         self._tools: dict[str, Tool] = {}
+        self.definitions: tuple[ToolDefinition, ...] = ()
 
     async def get(self) -> dict[str, Tool]:
         lists = [await toolset.get_tools() for toolset in self._toolsets]
-        if len(lists) != len(self._seen) or any(a is not b for a, b in zip(lists, self._seen)):
+        if len(lists) != len(self._seen) or any(
+            a is not b for a, b in zip(lists, self._seen, strict=True)
+        ):
             tools: dict[str, Tool] = {}
             for tool in (t for listed in lists for t in listed):
                 if tool.name in tools:
@@ -192,6 +194,7 @@ class _Catalogue:
                 tools[tool.name] = tool
                 self._check_injected(tool)
             self._tools, self._seen = tools, lists
+            self.definitions = tuple(t.definition for t in tools.values())
         return self._tools
 
     def _check_injected(self, tool: Tool) -> None:
@@ -243,7 +246,14 @@ class _Loop:
             self.state.emit(StepStarted(step=self.step))
             tools = await catalogue.get()
             self._check_choice(tool_choice, tools)
-            response = await self._request(self._build_request(tools, tool_choice))
+            request = ModelRequest(
+                messages=tuple(self.messages),
+                tools=catalogue.definitions,
+                tool_choice=tool_choice,
+                parallel_tool_calls=self.agent.parallel_tool_calls,
+                settings=self.agent.settings,
+            )
+            response = await self._request(request)
             if response is None:
                 break
             self.usage = self.usage + response.usage
@@ -259,15 +269,6 @@ class _Loop:
             if tool_choice != "none":
                 tool_choice = "auto"
             self.stop = self._limit_reached()
-
-    def _build_request(self, tools: Mapping[str, Tool], tool_choice: ToolChoice) -> ModelRequest:
-        return ModelRequest(
-            messages=tuple(self.messages),
-            tools=tuple(t.definition for t in tools.values()),
-            tool_choice=tool_choice,
-            parallel_tool_calls=self.agent.parallel_tool_calls,
-            settings=self.agent.settings,
-        )
 
     async def _request(self, request: ModelRequest) -> ModelResponse | None:
         """One model request, retried on provider failures; None when the run must stop."""
@@ -300,9 +301,15 @@ class _Loop:
     async def _stream(self, request: ModelRequest) -> ModelResponse:
         builder = ResponseBuilder(self.state.ids)
         emit = self.state.emit
-        async with aclosing(self.agent.model.stream(request)) as events:
+        events = self.agent.model.stream(request)
+        try:
             async for event in events:
                 emit(builder.add(event))
+        finally:
+            # An adapter's generator may hold a connection: close it now, not at GC.
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                await aclose()
         return builder.finish()
 
     def _limit_reached(self) -> StopReason | None:
@@ -366,13 +373,17 @@ def _initial_messages(
 def _tool_choice(choice: ToolChoice | str) -> ToolChoice:
     if isinstance(choice, NamedToolChoice):
         return choice
-    if choice == "auto" or choice == "required" or choice == "none":
-        return choice
+    if choice == "auto":
+        return "auto"
+    if choice == "required":
+        return "required"
+    if choice == "none":
+        return "none"
     return NamedToolChoice(choice)
 
 
 def _backoff(limits: Limits, attempt: int, retry_after: float | None, ids: IdSource) -> float:
-    exponential = min(limits.retry_max_delay, limits.retry_base_delay * 2 ** (attempt - 1))
+    exponential = min(limits.retry_max_delay, limits.retry_base_delay * 2.0 ** (attempt - 1))
     jittered = exponential * (0.5 + ids.random.random() / 2)
     return max(jittered, retry_after or 0.0)
 

@@ -9,7 +9,7 @@ from typing import Any, TypeAlias
 from .messages import ToolCall
 from .tools import SideEffect, ToolDefinition
 
-__all__ = ["Approve", "ApprovalRequest", "Approver", "Decision", "Decline", "Edit"]
+__all__ = ["ApprovalRequest", "Approve", "Approver", "Decision", "Decline", "Edit"]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

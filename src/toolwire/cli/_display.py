@@ -55,28 +55,27 @@ class Display:
             self._note(f"  {verdict} by {event.decided_by}{reason}")
         elif isinstance(event, ToolResultReady):
             mark = "✗" if event.result.is_error else "←"
-            self._note(
-                f"{mark} {event.call.name} ({event.duration:.2f} s): {preview(event.result.content)}"
-            )
+            took = f"{event.duration:.2f} s"
+            self._note(f"{mark} {event.call.name} ({took}): {preview(event.result.content)}")
         elif isinstance(event, StepStarted) and event.step > 1:
             self._note(self._budget(event.step))
         elif isinstance(event, RetryScheduled):
             self._note(f"  retry {event.attempt} in {event.delay:.1f} s: {event.error}")
-        elif isinstance(event, RunFinished):
-            self._finish(event.result)
+        elif isinstance(event, RunFinished) and self._text_open:
+            self.out.write("\n")
+            self._text_open = False
 
     def _budget(self, step: int) -> str:
         steps = f"step {step}/{self.limits.max_steps or '∞'}"
         return f"[{steps}]"
 
-    def _finish(self, result: RunResult) -> None:
-        if self._text_open:
-            self.out.write("\n")
-            self._text_open = False
+    def summary(self, result: RunResult) -> None:
+        """After a run that returned (one that raised is reported as an error instead)."""
         usage = result.usage
         summary = (
             f"[{result.stop_reason} · {result.steps} steps · {len(result.calls)} calls · "
-            f"{usage.input_tokens} in / {usage.output_tokens} out tokens · run {result.run_id[:12]}]"
+            f"{usage.input_tokens} in / {usage.output_tokens} out tokens · "
+            f"run {result.run_id[:12]}]"
         )
         if result.error:
             summary += f"\n{result.error}"

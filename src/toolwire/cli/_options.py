@@ -71,11 +71,11 @@ def tools_from(args: argparse.Namespace) -> list[ToolLike]:
         tools.extend(load_tools(spec))
     if args.mcp:
         try:
-            from ..mcp import toolsets_from_spec
+            mcp = importlib.import_module("toolwire.mcp")
         except ImportError:
             raise UsageError("--mcp needs the MCP extra: pip install 'toolwire[mcp]'") from None
         for spec in args.mcp:
-            tools.extend(toolsets_from_spec(spec))
+            tools.extend(mcp.toolsets_from_spec(spec))
     if not args.tools and not args.mcp:
         tools.extend(builtin_tools())
     return tools
@@ -135,7 +135,6 @@ def _import(target: str) -> Any:
 
 def build_agent(args: argparse.Namespace, approver: Approver | None) -> Agent:
     from ..log import RunLog
-
     from ..models import get_model, model_providers
 
     limits = limits_from(args)
@@ -162,10 +161,9 @@ def build_agent(args: argparse.Namespace, approver: Approver | None) -> Agent:
 def choose_approver(args: argparse.Namespace, ask: Callable[[], Approver]) -> Approver:
     from ..approval import Approve, Decline
 
-    mode = args.approve or ("ask" if sys.stdin.isatty() else "none")
-    if mode == "all":
+    if args.approve == "all":
         return lambda request: Approve(by="cli:--approve=all")
-    if mode == "ask" and sys.stdin.isatty():
+    if args.approve != "none" and sys.stdin.isatty():
         return ask()
-    why = "--approve=none" if mode == "none" else "no terminal to ask on"
+    why = "--approve=none" if args.approve == "none" else "no terminal to ask on"
     return lambda request: Decline(message=f"declined by policy ({why})", by=f"cli:{why}")

@@ -40,10 +40,13 @@ def run_command(args: argparse.Namespace) -> int:
     if not args.prompt.strip():
         raise UsageError("the prompt is empty")
     agent = build_agent(args, choose_approver(args, terminal_approver))
-    on_event = None if args.json else Display(limits_from(args))
-    result = agent.run_sync(args.prompt, on_event=on_event)
     if args.json:
+        result = agent.run_sync(args.prompt)
         print(json.dumps(result_json(result), ensure_ascii=False))
+    else:
+        display = Display(limits_from(args))
+        result = agent.run_sync(args.prompt, on_event=display)
+        display.summary(result)
     return exit_code(result)
 
 
@@ -60,6 +63,7 @@ def chat_command(args: argparse.Namespace) -> int:
         if not prompt.strip():
             return 0
         result = agent.run_sync(prompt, history=history, on_event=display)
+        display.summary(result)
         history = result.messages
 
 

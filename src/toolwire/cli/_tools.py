@@ -33,9 +33,9 @@ def tools_command(args: argparse.Namespace) -> int:
         return 0
     if not listed:
         print("no tools")
-    for item in listed:
-        print(f"{item['name']}\n{_indent(item['description'] or '(no description)')}")
-        print(_indent(json.dumps(item["parameters"], ensure_ascii=False, indent=2)) + "\n")
+    for d in definitions:
+        print(f"{d.name}\n{_indent(d.description or '(no description)')}")
+        print(_indent(json.dumps(d.parameters, ensure_ascii=False, indent=2)) + "\n")
     return 0
 
 

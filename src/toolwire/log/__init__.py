@@ -148,7 +148,9 @@ class RunLog:
                 event.call.id,
                 event.step,
                 event.call.name,
-                _json(event.call.arguments) if event.call.error is None else event.call.raw_arguments,
+                _json(event.call.arguments)
+                if event.call.error is None
+                else event.call.raw_arguments,
                 event.full_content if event.full_content is not None else event.result.content,
                 event.result.is_error,
                 event.full_content is not None,
@@ -189,7 +191,7 @@ class RunLog:
         rows = self._db.execute(
             "SELECT * FROM runs ORDER BY started_at DESC LIMIT ?", (limit,)
         ).fetchall()
-        return [RunRow(**dict(zip(_RUN_COLUMNS, row))) for row in rows]
+        return [RunRow(**dict(zip(_RUN_COLUMNS, row, strict=True))) for row in rows]
 
     def find_run(self, run_id_prefix: str) -> RunRow | None:
         rows = self._db.execute(
@@ -198,7 +200,7 @@ class RunLog:
         ).fetchall()
         if len(rows) != 1:
             return None
-        return RunRow(**dict(zip(_RUN_COLUMNS, rows[0])))
+        return RunRow(**dict(zip(_RUN_COLUMNS, rows[0], strict=True)))
 
     def calls(self, run_id: str) -> list[CallRow]:
         rows = self._db.execute(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, get_args, get_origin, get_type_hints, overload
@@ -22,9 +23,10 @@ from ._tool import SideEffect, Tool, ToolContext
 class Injected:
     """Marks a parameter the application supplies: `user: Annotated[User, Injected()]`.
 
-    It never appears in the schema, and a model that sends it gets a validation error. The value is
-    `deps[key]` (key defaults to the parameter name), or one of the context's own values: `run_id`,
-    `call_id`, `step`, `idempotency_key`. A parameter typed `ToolContext` receives the whole context.
+    It never appears in the schema, and a model that sends it gets a validation error. The value
+    is `deps[key]` (key defaults to the parameter name), or one of the context's own values:
+    `run_id`, `call_id`, `step`, `idempotency_key`. A parameter typed `ToolContext` receives the
+    whole context.
     """
 
     key: str | None = None
@@ -73,9 +75,14 @@ def tool(
     return value becomes the result: a str as is, anything else as compact JSON.
     """
 
+    # Like pydantic, resolve string annotations against the caller's locals too, so a tool defined
+    # in a function may use classes defined beside it.
+    caller_locals = dict(sys._getframe(1).f_locals)
+
     def make(function: Callable[..., Any]) -> Tool:
         return function_tool(
             function,
+            localns=caller_locals,
             name=name,
             description=description,
             side_effect=side_effect,
@@ -96,10 +103,11 @@ def function_tool(
     requires_approval: bool | None = None,
     timeout: float | None = None,
     in_thread: bool = True,
+    localns: Mapping[str, Any] | None = None,
 ) -> Tool:
     tool_name = name or function.__name__
     doc = inspect.getdoc(function) or ""
-    params = _parse_signature(function, tool_name, _param_docs(doc))
+    params = _parse_signature(function, tool_name, _param_docs(doc), localns)
     fields = {p.field: (p.annotation, p.field_info) for p in params if p.injected is None}
     arguments_model = pydantic.create_model(  # type: ignore[call-overload]
         f"{tool_name}_arguments", __config__=_ARGUMENTS_CONFIG, **fields
@@ -159,10 +167,13 @@ class _Param:
 
 
 def _parse_signature(
-    function: Callable[..., Any], tool_name: str, docs: Mapping[str, str]
+    function: Callable[..., Any],
+    tool_name: str,
+    docs: Mapping[str, str],
+    localns: Mapping[str, Any] | None,
 ) -> list[_Param]:
     try:
-        hints = get_type_hints(function, include_extras=True)
+        hints = get_type_hints(function, localns=dict(localns or {}), include_extras=True)
     except Exception as error:
         raise UsageError(f"tool {tool_name!r}: cannot resolve type hints: {error}") from None
     params = []

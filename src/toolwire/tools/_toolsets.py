@@ -152,6 +152,8 @@ class ApprovalRequiredToolset(WrapperToolset):
 
     def transform(self, tools: Sequence[Tool]) -> Iterable[Tool]:
         for t in tools:
-            yield t.replace(requires_approval=True) if (
-                self.names is None or t.name in self.names
-            ) else t
+            yield (
+                t.replace(requires_approval=True)
+                if (self.names is None or t.name in self.names)
+                else t
+            )

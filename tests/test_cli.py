@@ -1,0 +1,214 @@
+"""The CLI through its real entry point, as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TOOLS = '''
+from toolwire import tool
+
+@tool(side_effect="read_only")
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    Args:
+        a: the first
+        b: the second
+    """
+    return a + b
+
+@tool
+def delete(path: str) -> str:
+    """Delete a file."""
+    return f"deleted {path}"
+'''
+
+
+def toolwire(
+    *args: str, stdin: str = "", cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    executable = shutil.which("toolwire", path=os.path.dirname(sys.executable))
+    assert executable, "the toolwire console script is installed"
+    return subprocess.run(
+        [executable, *args], input=stdin, capture_output=True, text=True, timeout=60, cwd=cwd
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "tools.py").write_text(TOOLS)
+    turns = [
+        {"text": "Let me add.", "tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 40}}]},
+        {"text": "The sum is 42."},
+    ]
+    (tmp_path / "turns.json").write_text(json.dumps(turns))
+    return tmp_path
+
+
+def test_run_streams_the_answer_and_shows_calls(project: Path) -> None:
+    done = toolwire(
+        "run",
+        "add 2 and 40",
+        "--model",
+        f"scripted:{project / 'turns.json'}",
+        "--tools",
+        str(project / "tools.py"),
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Let me add.\nThe sum is 42.\n"
+    assert '→ add {"a": 2, "b": 40}' in done.stderr
+    assert "← add" in done.stderr and ": 42" in done.stderr
+    assert "[answer · 2 steps · 1 calls" in done.stderr
+
+
+def test_run_json_and_then_logs(project: Path) -> None:
+    done = toolwire(
+        "run",
+        "add",
+        "--model",
+        f"scripted:{project / 'turns.json'}",
+        "--tools",
+        str(project / "tools.py"),
+        "--json",
+    )
+    assert done.returncode == 0, done.stderr
+    output = json.loads(done.stdout)
+    assert output["answer"] == "The sum is 42." and output["stop_reason"] == "answer"
+    assert output["steps"] == 2 and output["usage"]["total_tokens"] > 0
+    assert output["calls"] == [
+        {
+            "name": "add",
+            "arguments": {"a": 2, "b": 40},
+            "is_error": False,
+            "result": "42",
+            "decided_by": None,
+        }
+    ]
+    runs = json.loads(toolwire("logs", "--json").stdout)
+    assert runs[0]["id"] == output["run_id"]
+    one = toolwire("logs", output["run_id"][:8])
+    assert "→ add" in one.stdout and "answer: The sum is 42." in one.stdout
+    detail = json.loads(toolwire("logs", output["run_id"], "--json").stdout)
+    assert detail["calls"][0]["result"] == "42"
+
+
+def test_tools_shows_what_the_model_sees(project: Path) -> None:
+    listed = json.loads(toolwire("tools", "--tools", str(project / "tools.py"), "--json").stdout)
+    assert [t["name"] for t in listed] == ["add", "delete"]
+    assert listed[0]["parameters"]["properties"]["a"]["description"] == "the first"
+    human = toolwire("tools", "--tools", str(project / "tools.py")).stdout
+    assert "Add two integers." in human and '"additionalProperties": false' in human
+
+
+def test_without_a_terminal_approval_is_declined_clearly(project: Path) -> None:
+    turns = [{"tool_calls": [{"name": "delete", "arguments": {"path": "a.txt"}}]}, {"text": "ok"}]
+    (project / "delete.json").write_text(json.dumps(turns))
+    base = [
+        "run",
+        "rm",
+        "--model",
+        f"scripted:{project / 'delete.json'}",
+        "--tools",
+        str(project / "tools.py"),
+        "--json",
+    ]
+    declined = json.loads(toolwire(*base).stdout)["calls"][0]
+    assert declined["is_error"] and "no terminal to ask on" in declined["result"]
+    approved = json.loads(toolwire(*base, "--approve", "all").stdout)["calls"][0]
+    assert approved["result"] == "deleted a.txt" and approved["decided_by"] == "cli:--approve=all"
+
+
+def test_chat_keeps_the_conversation(project: Path) -> None:
+    (project / "chat.json").write_text(json.dumps([{"text": "hello"}, {"text": "again"}]))
+    done = toolwire(
+        "chat",
+        "--model",
+        f"scripted:{project / 'chat.json'}",
+        "--tools",
+        str(project / "tools.py"),
+        stdin="hi\nmore\n",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("hello") == 1 and "again" in done.stdout
+
+
+def test_limits_end_with_their_own_exit_code(project: Path) -> None:
+    loop = [{"tool_calls": [{"name": "add", "arguments": {"a": 1, "b": n}}]} for n in range(5)]
+    (project / "loop.json").write_text(json.dumps(loop))
+    done = toolwire(
+        "run",
+        "x",
+        "--model",
+        f"scripted:{project / 'loop.json'}",
+        "--tools",
+        str(project / "tools.py"),
+        "--max-steps",
+        "2",
+        "--json",
+    )
+    assert done.returncode == 3
+    assert json.loads(done.stdout)["stop_reason"] == "max_steps"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "hi", "--model", "nonsense:x"], "unknown model 'nonsense:x'"),
+        (
+            ["run", "hi", "--model", "scripted:/no/such.json"],
+            "script file not found: /no/such.json",
+        ),
+        (
+            ["run", "hi", "--model", "scripted:{p}/turns.json", "--tools", "/no/tools.py"],
+            "tools file not found",
+        ),
+        (
+            ["run", "hi", "--model", "scripted:{p}/turns.json", "--tools", "{p}/broken.py"],
+            "cannot import tools from",
+        ),
+        (
+            ["run", "hi", "--model", "scripted:{p}/turns.json", "--tools", "no_such_module_x"],
+            "no tools file or module named",
+        ),
+        (
+            ["run", "hi", "--model", "scripted:{p}/turns.json", "--max-steps", "0"],
+            "max_steps must be a positive integer",
+        ),
+        (
+            ["run", "hi", "--model", "scripted:{p}/turns.json", "--timeout", "-1"],
+            "timeout must be a positive",
+        ),
+        (["run", "hi", "--model", "scripted:{p}/bad.json"], "expected a JSON list of turns"),
+        (
+            ["run", "hi", "--model", "scripted:{p}/short.json"],
+            "has 0 turns and was asked for turn 1",
+        ),
+        (["run", "  "], "the prompt is empty"),
+        (["logs", "nope"], "no single run matches"),
+    ],
+)
+def test_bad_input_gives_one_clear_line(project: Path, args: list[str], message: str) -> None:
+    (project / "broken.py").write_text("import json\nraise ValueError('oops')\n")
+    (project / "bad.json").write_text('{"text": "x"}')
+    (project / "short.json").write_text("[]")
+    done = toolwire(*[a.replace("{p}", str(project)) for a in args])
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("toolwire: error: ")
+    assert message in lines[0]
+    assert "Traceback" not in done.stderr
+
+
+def test_run_without_a_model_names_the_available_ones(project: Path) -> None:
+    done = toolwire("run", "hi", "--tools", str(project / "tools.py"))
+    if done.returncode == 0:
+        pytest.skip("the embedded model is installed")
+    assert done.returncode == 2
+    assert "scripted:" in done.stderr and "--model" in done.stderr
