@@ -58,7 +58,9 @@ def classify(error: BaseException, http_status: int | None = None) -> Failure:
     ):
         return Failure("lost", f"the connection failed ({_describe(leaf)})")
     if isinstance(leaf, pydantic.ValidationError):
-        return Failure("error", "the server sent a malformed result")
+        first = leaf.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"])
+        return Failure("error", f"the server sent a malformed message ({where}: {first['msg']})")
     if isinstance(leaf, RuntimeError) and "structured content" in str(leaf):
         return Failure("error", "the server's result does not match the tool's output schema")
     return Failure("error", _describe(leaf))

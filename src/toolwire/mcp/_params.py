@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,10 +41,22 @@ class StdioParams:
         return " ".join([self.command, *self.args])
 
     def default_name(self) -> str:
-        return Path(self.command).name or "mcp"
+        """The program's name; for an interpreter or launcher (`python server.py`,
+        `npx -y @scope/server-x`), the name of what it runs."""
+        program = Path(self.command).stem
+        if _LAUNCHER.fullmatch(program):
+            target = next((a for a in self.args if not a.startswith("-")), "")
+            for part in reversed(Path(target).with_suffix("").parts):
+                if part not in _GENERIC_PARTS:
+                    return part.split("@")[0] or program
+        return program or "mcp"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+_LAUNCHER = re.compile(r"python[0-9.]*|node|npx|uvx|uv|bun|bunx|deno|pipx")
+_GENERIC_PARTS = {"index", "main", "__main__", "server", "dist", "build", "src", "lib", "run", "-m"}
+
+
+@dataclass(frozen=True, kw_only=True, slots=True, repr=False)
 class HTTPParams:
     """Speak MCP over Streamable HTTP to `url`.
 
@@ -65,6 +78,9 @@ class HTTPParams:
             raise UsageError("give an MCP server either a token or an auth object, not both")
         if isinstance(self.token, str) and not self.token.strip():
             raise UsageError("the MCP server token is empty")
+
+    def __repr__(self) -> str:
+        return f"HTTPParams(url={self.describe()!r})"
 
     def describe(self) -> str:
         parts = urlsplit(self.url)

@@ -3,7 +3,9 @@ call cheaply, with errors that name the argument to fix."""
 
 from __future__ import annotations
 
+import functools
 import importlib
+import json
 import re
 from collections import deque
 from collections.abc import Iterable, Mapping
@@ -24,15 +26,28 @@ _MESSAGE_CHARS = 200
 
 def prepare_schema(schema: Any) -> tuple[dict[str, Any], SchemaValidator]:
     """The schema to show the model and its compiled validator; `ValueError` says why a schema is
-    unusable (the tool is then dropped, not the server)."""
-    # Imported by name: jsonschema ships no type information (its stubs are a separate package).
-    jsonschema = importlib.import_module("jsonschema")
-
+    unusable (the tool is then dropped, not the server). Both are shared by equal schemas: treat
+    them as read-only."""
     if not isinstance(schema, Mapping):
         raise ValueError("the input schema is not an object")
     if schema.get("type") != "object":
         raise ValueError('the input schema\'s root is not {"type": "object"}')
     _check_size_and_refs(schema)
+    try:
+        # Key order kept: the model sees the properties in the server's order.
+        key = json.dumps(schema)
+    except (TypeError, ValueError):
+        raise ValueError("the input schema is not JSON") from None
+    # Checking a schema against its metaschema takes milliseconds; a server re-listed after one
+    # tool changed must not pay that for every tool again.
+    return _prepare(key)
+
+
+@functools.lru_cache(maxsize=1024)
+def _prepare(key: str) -> tuple[dict[str, Any], SchemaValidator]:
+    schema = json.loads(key)
+    # Imported by name: jsonschema ships no type information (its stubs are a separate package).
+    jsonschema = importlib.import_module("jsonschema")
     shown = dict(schema)
     # OpenAI rejects an object schema without `properties` (no-argument tools often omit it).
     shown.setdefault("properties", {})
