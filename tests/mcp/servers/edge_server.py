@@ -157,6 +157,8 @@ async def call_tool(ctx: Any, params: mt.CallToolRequestParams) -> mt.CallToolRe
     if name == "toggle":
         (STATE / "toggled").write_text("1")
         return text("toggled")
+    if name == "get.thing":
+        return text("the thing")
     if name == "appeared":
         return text("here now")
     return mt.CallToolResult(content=[mt.TextContent(text=f"Unknown tool: {name}")], is_error=True)
