@@ -153,7 +153,6 @@ class Supervisor:
                         continue
                 else:
                     failures += 1
-                    self.last_error = str(error)
                     if not self._ever_ready and self._required:
                         self._fatal = error
                         self._set("failed")
@@ -234,11 +233,15 @@ class Supervisor:
         cause = root_cause(error) if error is not None else None
         if isinstance(cause, FileNotFoundError | PermissionError):
             problem = "not found" if isinstance(cause, FileNotFoundError) else "not executable"
+            self.last_error = f"its command is {problem}"
             return UsageError(f"cannot start {where}: command {problem}")
         failure = classify(error, self._statuses.last) if error is not None else None
         if failure is not None and failure.kind == "refused":
+            self.last_error = failure.message
             return UsageError(f"{where}: {failure.message}; check its token")
         detail = why or (failure.message if failure else "failed")
+        # What a model is told when a call finds the server down: no paths, no stderr.
+        self.last_error = redact(detail, self.secrets())
         tail = capture.tail() if capture else ""
         if tail:
             detail += f"\nlast lines of its stderr:\n{tail}"
