@@ -66,7 +66,9 @@ def test_a_missing_or_wrong_token_is_refused_clearly(guarded_url: str, token: st
     with pytest.raises(UsageError) as caught:
         anyio.run(run)
     message = str(caught.value)
-    assert "MCP server 'notes'" in message and "HTTP 401" in message and "check its token" in message
+    assert (
+        "MCP server 'notes'" in message and "HTTP 401" in message and "check its token" in message
+    )
     assert "wrong-token" not in message
 
 
@@ -103,7 +105,7 @@ def test_a_dead_server_fails_the_call_and_a_restarted_one_is_reconnected() -> No
                 first_peer.close()
                 # The server is gone: calls fail fast instead of hanging.
                 started = time.monotonic()
-                with pytest.raises(ToolError, match="lost|unavailable"):
+                with pytest.raises(ToolError, match=r"lost|unavailable"):
                     await call(server, "add", {"a": 1, "b": 2})
                 assert time.monotonic() - started < 5
                 with http_peer(port=port):
