@@ -84,8 +84,5 @@ def http_peer(token: str | None = None, port: int | None = None) -> Iterator[str
 def node_server(package: str) -> str:
     entry = NODE_MODULES / package / "dist" / "index.js"
     if not entry.is_file():
-        pytest.fail(
-            f"{package} is not installed: run `npm ci --prefix tests/mcp/node` "
-            "(see tests/mcp/README.md)"
-        )
+        pytest.fail(f"{package} is not installed: run tests/mcp/install-peers")
     return str(entry)
