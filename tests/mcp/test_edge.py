@@ -215,6 +215,19 @@ def test_startup_failures_are_clear_errors(tmp_path: Path) -> None:
         anyio.run(enter, MCPServer.stdio(str(tmp_path / "no-such-server")))
 
 
+def test_a_start_can_be_cancelled_without_waiting_for_the_connect_timeout() -> None:
+    async def run() -> None:
+        server = raw("silent", connect_timeout=30)
+        with anyio.move_on_after(0.5):
+            async with server:
+                raise AssertionError("a silent server never gets ready")
+        assert server.status == "closed"
+
+    started = time.monotonic()
+    anyio.run(run)
+    assert time.monotonic() - started < 5
+
+
 def test_garbage_on_stdout_is_skipped() -> None:
     async def run() -> str:
         async with raw("garbage") as server:

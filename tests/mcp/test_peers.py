@@ -4,6 +4,10 @@ eras, and sharing one connection between runs."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import anyio
 import pytest
@@ -11,7 +15,7 @@ import pytest
 from toolwire.errors import ToolError
 from toolwire.mcp import MCPServer, ToolProgress
 
-from .conftest import by_name, call, python_server
+from .conftest import SERVERS, by_name, call, free_port, python_server, wait_for_port
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -72,9 +76,26 @@ def test_a_tool_added_on_a_legacy_style_notification_is_offered_next_step() -> N
     anyio.run(run)
 
 
-def test_a_modern_server_announces_changes_on_a_listen_stream() -> None:
-    async def run() -> None:
-        async with python_server("sdk_peer.py") as server:
+@contextmanager
+def sdk_peer(transport: str) -> Iterator[MCPServer]:
+    if transport == "stdio":
+        yield python_server("sdk_peer.py")
+        return
+    port = free_port()
+    command = [sys.executable, str(SERVERS / "sdk_peer.py"), "http", str(port)]
+    process = subprocess.Popen(command, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, process)
+        yield MCPServer.http(f"http://127.0.0.1:{port}/mcp")
+    finally:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_modern_server_announces_changes_on_a_listen_stream(transport: str) -> None:
+    async def run(server: MCPServer) -> None:
+        async with server:
             supervisor = server._supervisor
             assert supervisor is not None
             # Notifications are promised, so the list is not re-fetched every step.
@@ -92,7 +113,8 @@ def test_a_modern_server_announces_changes_on_a_listen_stream() -> None:
                 await anyio.sleep(0.02)
             assert await call(server, "fresh") == "hello from fresh"
 
-    anyio.run(run)
+    with sdk_peer(transport) as server:
+        anyio.run(run, server)
 
 
 def test_entering_is_counted_and_shared_across_tasks() -> None:

@@ -35,6 +35,8 @@ DEFAULT_CALL_TIMEOUT = 300.0
 """The protocol-level limit on a call when the server has no `timeout` of its own: the SDK sets
 none by default, and a call must never wait forever. The run's `tool_timeout` is usually shorter."""
 _MAX_PAGES = 100
+_RELIST_TIMEOUT = 5.0
+"""A refresh happens at the start of a step: a stuck server must not hold the run for long."""
 _GRACE = 1.0
 """Our own deadline trails the SDK's by this much: the SDK's timeout also asks the server to stop
 the call; ours only catches a transport that hangs before the request is even sent."""
@@ -202,6 +204,8 @@ class MCPServer(Toolset):
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        if self._refs == 0:
+            return  # an exit without an enter (or a failed one): nothing is open
         self._refs -= 1
         if self._refs == 0 and self._supervisor is not None:
             supervisor, self._supervisor = self._supervisor, None
@@ -259,7 +263,7 @@ class MCPServer(Toolset):
             if not self._stale and self._listed_at >= asked_at:
                 return  # another step listed them while this one waited
             try:
-                with anyio.fail_after(self.connect_timeout):
+                with anyio.fail_after(min(self.connect_timeout, _RELIST_TIMEOUT)):
                     await self._list_tools(conn)
             except Exception as error:
                 failure = classify(error, conn.http_statuses.last)

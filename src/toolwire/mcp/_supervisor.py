@@ -76,6 +76,8 @@ class Supervisor:
         self._ever_ready = False
         self._fatal: ToolwireError | None = None
         self._statuses = HTTPStatuses()
+        self._required = True
+        self._startup: anyio.CancelScope | None = None
         self._changed = anyio.Event()
         self._stop = anyio.Event()
         self._done = anyio.Event()
@@ -96,6 +98,8 @@ class Supervisor:
 
     async def stop(self) -> None:
         self._stop.set()
+        if self._startup is not None:
+            self._startup.cancel()
         if self.connection is not None:
             self.connection.lost.set()
         # Shielded and bounded: a caller being cancelled must still not leak the server process,
@@ -157,7 +161,8 @@ class Supervisor:
                         self._fatal = error
                         self._set("failed")
                         return
-                    logger.warning("%s; retrying", error)
+                    # Once per outage, not once per retry.
+                    logger.log(logging.WARNING if failures == 1 else logging.DEBUG, "%s", error)
                 self._set("backoff")
                 delay = min(_BACKOFF_CAP, _BACKOFF_BASE * 2 ** (failures - 1))
                 with anyio.move_on_after(delay * (0.5 + random.random() / 2)):
@@ -184,7 +189,9 @@ class Supervisor:
             errlog = self.stderr or (capture.file if capture else sys.stderr)
             try:
                 with anyio.CancelScope() as scope:
+                    # The deadline bounds the start only; `stop` cancels a start in progress.
                     scope.deadline = anyio.current_time() + self.connect_timeout
+                    self._startup = scope
                     async with open_connection(
                         self.params,
                         read_timeout=self.read_timeout,
@@ -196,6 +203,7 @@ class Supervisor:
                     ) as conn:
                         await self.prepare(conn)
                         scope.deadline = math.inf
+                        self._startup = None
                         ready_at = anyio.current_time()
                         self._serve(conn)
                         async with anyio.create_task_group() as group:
@@ -215,6 +223,7 @@ class Supervisor:
                     return self._startup_error(None, error, capture), 0.0
                 logger.info("MCP server %r: connection lost (%s)", self.name, root_cause(error))
             finally:
+                self._startup = None
                 self.connection = None
                 self.listening = False
         return None, anyio.current_time() - ready_at

@@ -1,13 +1,15 @@
-"""An official-SDK `MCPServer` over stdio: the modern (2026-07-28) list-changed path, announced
-on a `subscriptions/listen` stream."""
+"""An official-SDK `MCPServer` over stdio, or Streamable HTTP (`http PORT`): the modern
+(2026-07-28) list-changed path, announced on a `subscriptions/listen` stream."""
 
 from __future__ import annotations
+
+import sys
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.types import ToolAnnotations
 
-mcp = MCPServer("sdk-peer")
+mcp = MCPServer("sdk-peer", log_level="WARNING")
 
 
 @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
@@ -29,4 +31,7 @@ async def add_tool(name: str, ctx: Context) -> str:
 
 
 if __name__ == "__main__":
-    mcp.run()
+    if sys.argv[1:2] == ["http"]:
+        mcp.run(transport="streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        mcp.run()
