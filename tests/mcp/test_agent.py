@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,9 +11,10 @@ import pytest
 
 from toolwire import Agent, Approve, Limits, RunEvent, ScriptedModel, Turn
 from toolwire.events import ToolResultReady
+from toolwire.mcp import load_config
 from toolwire.models import ScriptedCall
 
-from .conftest import context, edge_server, python_server
+from .conftest import SERVERS, context, edge_server, python_server
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -110,6 +112,16 @@ def test_a_hidden_tool_is_neither_shown_nor_callable_by_the_model(tmp_path: Path
 
     assert anyio.run(application_calls_it) == "toggled"
     assert (tmp_path / "toggled").exists()
+
+
+def test_two_servers_with_the_same_tools_in_one_config() -> None:
+    peer = {"command": sys.executable, "args": [str(SERVERS / "fm_peer.py")], "trusted": True}
+    servers = load_config({"mcpServers": {"one": peer, "two": peer}})
+    model = ScriptedModel([turn(("add", {"a": 1, "b": 1}), ("two__add", {"a": 2, "b": 2})), "ok"])
+    result = Agent(model, [servers]).run_sync("add twice")
+    names = [d.name for d in model.requests[0].tools]
+    assert names.count("add") == 1 and "two__add" in names
+    assert [c.result.content for c in result.calls] == ["2", "4"]
 
 
 def test_one_connection_serves_many_runs_when_the_application_holds_it() -> None:

@@ -36,6 +36,17 @@ def test_the_catalogue_checks_names_schemas_and_trust(tmp_path: Path) -> None:
     anyio.run(run)
 
 
+def test_allow_deny_and_prefix_apply_to_the_servers_own_names(tmp_path: Path) -> None:
+    async def run() -> list[str]:
+        options = {"allow": ["e*", "get.*", "crash*"], "deny": ["crash_*"], "prefix": "edge_"}
+        async with edge_server(tmp_path, **options) as server:
+            names = [t.name for t in await server.get_tools()]
+            assert await call(server, "edge_echo", {"text": "x"}) == "x"
+            return names
+
+    assert anyio.run(run) == ["edge_echo", "edge_crash", "edge_get_thing"]
+
+
 def test_untrusted_servers_get_no_benefit_of_the_doubt(tmp_path: Path) -> None:
     async def run() -> None:
         async with edge_server(tmp_path) as server:

@@ -19,6 +19,7 @@ from mcp import Client, StdioServerParameters, stdio_client
 from mcp.client.session import MessageHandlerFnT
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ._params import HTTPParams, ServerParams, TokenSource
 
@@ -52,7 +53,7 @@ class Connection:
 
     @property
     def modern(self) -> bool:
-        return self.client.protocol_version >= "2026-07-28"
+        return self.client.protocol_version in MODERN_PROTOCOL_VERSIONS
 
 
 @asynccontextmanager
@@ -114,11 +115,12 @@ class StderrCapture:
 
     def tail(self) -> str:
         try:
-            size = self.file.seek(0, os.SEEK_END)
-            self.file.seek(max(0, size - _STDERR_TAIL))
-            return self.file.read().strip()
+            fd = self.file.fileno()
+            size = os.fstat(fd).st_size
+            data = os.pread(fd, _STDERR_TAIL, max(0, size - _STDERR_TAIL))
         except (OSError, ValueError):
             return ""
+        return data.decode("utf-8", "replace").strip()
 
 
 @asynccontextmanager
