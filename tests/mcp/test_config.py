@@ -154,7 +154,7 @@ entry_keys = st.sampled_from(
         st.text(max_size=8), st.dictionaries(entry_keys, json_value), max_size=3
     )
 )
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 def test_any_config_is_loaded_or_refused_with_a_usage_error(servers: dict[str, Any]) -> None:
     try:
         loaded = load_config({"mcpServers": servers})
@@ -247,6 +247,7 @@ def test_the_extra_is_named_when_the_sdk_is_missing(monkeypatch: pytest.MonkeyPa
     import toolwire.mcp._sdk as sdk
 
     monkeypatch.setattr(sdk, "find_spec", lambda name: None if name == "mcp" else object())
+    sdk.require_sdk.cache_clear()
     with pytest.raises(UsageError, match=r"mcp not installed\): pip install 'toolwire\[mcp\]'"):
         MCPServer.stdio("x")
 
