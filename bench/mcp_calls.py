@@ -1,13 +1,14 @@
 """What toolwire adds to an MCP tool call, against a bare `mcp.Client` on the same server, in one
 run, over stdio and Streamable HTTP.
 
-    python bench/mcp_calls.py [--calls 400] [--rounds 5]
+    python bench/mcp_calls.py [--calls 2000]
 
-Both sides call `add` on the official SDK's `MCPServer` (started by this script). The bare side is
-`client.call_tool(..., read_timeout_seconds=60)`; the toolwire side is what the loop does per call:
-`tool.validate` then `tool.invoke` on an `MCPServer` toolset (connection wait, timeout, result
-mapping, redaction). Rounds alternate between the sides so that machine noise hits both. Prints
-calls per second, latency per call and the ratios; absolute times are only for orientation.
+Both sides call `add` on the official SDK's `MCPServer` (started by this script) through the same
+`mcp.Client`: the bare side is `client.call_tool(..., read_timeout_seconds=60)`; the toolwire side
+is what the loop does per call, `tool.validate` then `tool.invoke` on the `MCPServer` toolset
+(schema validation, connection wait, timeout, result mapping, redaction). Calls alternate between
+the sides. Prints calls per second, latency per call and the ratios; absolute times are only for
+orientation.
 """
 
 from __future__ import annotations
@@ -22,9 +23,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
-import httpx2
-from mcp import Client, StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
+from mcp import Client
 
 from toolwire.mcp import MCPServer
 from toolwire.tools import ToolContext
@@ -48,60 +47,47 @@ def serve(transport: str, port: int) -> None:
         server.run(transport="streamable-http", host="127.0.0.1", port=port)
 
 
-async def time_calls(call: Call, count: int) -> float:
-    started = time.perf_counter()
-    for _ in range(count):
-        await call()
-    return (time.perf_counter() - started) / count
-
-
-async def compare(name: str, bare: Call, ours: Call, calls: int, rounds: int) -> None:
-    for _ in range(20):  # warm both connections
+async def compare(name: str, bare: Call, ours: Call, calls: int) -> None:
+    """Calls alternate one by one between the sides, each side going first half of the time, so
+    drift, noise and the server's after-work of the previous call hit both alike."""
+    for _ in range(20):
         await bare()
         await ours()
-    bare_times, our_times = [], []
-    for _ in range(rounds):
-        bare_times.append(await time_calls(bare, calls))
-        our_times.append(await time_calls(ours, calls))
+    bare_times: list[float] = []
+    our_times: list[float] = []
+    sides = [(bare, bare_times), (ours, our_times)]
+    for _ in range(calls):
+        sides.reverse()
+        for call, times in sides:
+            started = time.perf_counter()
+            await call()
+            times.append(time.perf_counter() - started)
     b, o = statistics.median(bare_times), statistics.median(our_times)
+    rate_b, rate_o = len(bare_times) / sum(bare_times), len(our_times) / sum(our_times)
     print(
-        f"{name:<6} bare mcp.Client {1 / b:8.0f} calls/s ({b * 1e6:7.0f} µs/call)   "
-        f"toolwire {1 / o:8.0f} calls/s ({o * 1e6:7.0f} µs/call)   "
-        f"added {(o - b) * 1e6:6.0f} µs/call = {100 * (o / b - 1):+5.1f}%   ratio {o / b:.3f}"
+        f"{name:<6} bare mcp.Client {rate_b:6.0f} calls/s (median {b * 1e6:5.0f} µs)   "
+        f"toolwire {rate_o:6.0f} calls/s (median {o * 1e6:5.0f} µs)   "
+        f"added {(o - b) * 1e6:4.0f} µs/call = {100 * (o / b - 1):+5.1f}%   "
+        f"latency ratio {o / b:.3f}   throughput ratio {rate_o / rate_b:.3f}"
     )
 
 
-async def toolwire_call(server: MCPServer) -> Call:
-    (tool,) = [t for t in await server.get_tools() if t.name == "add"]
-    context = ToolContext(run_id="bench", call_id="c", step=1, idempotency_key="k")
+async def bench(name: str, server: MCPServer, calls: int) -> None:
+    async with server:
+        (tool,) = [t for t in await server.get_tools() if t.name == "add"]
+        context = ToolContext(run_id="bench", call_id="c", step=1, idempotency_key="k")
+        # The bare side uses the very client toolwire holds: same process, same pipe or socket.
+        assert server._supervisor is not None
+        assert server._supervisor.connection is not None
+        client: Client = server._supervisor.connection.client
 
-    async def call() -> str:
-        return await tool.invoke(tool.validate({"a": 2, "b": 40}), context)
+        async def bare() -> Any:
+            return await client.call_tool("add", {"a": 2, "b": 40}, read_timeout_seconds=60)
 
-    return call
+        async def ours() -> str:
+            return await tool.invoke(tool.validate({"a": 2, "b": 40}), context)
 
-
-def bare_call(client: Client) -> Call:
-    async def call() -> Any:
-        return await client.call_tool("add", {"a": 2, "b": 40}, read_timeout_seconds=60)
-
-    return call
-
-
-async def bench_stdio(calls: int, rounds: int) -> None:
-    command = [__file__, "--serve", "stdio"]
-    params = StdioServerParameters(command=sys.executable, args=command)
-    server = MCPServer.stdio(sys.executable, command, trusted=True)
-    async with Client(stdio_client(params), read_timeout_seconds=60) as client, server:
-        await compare("stdio", bare_call(client), await toolwire_call(server), calls, rounds)
-
-
-async def bench_http(url: str, calls: int, rounds: int) -> None:
-    server = MCPServer.http(url, trusted=True)
-    async with httpx2.AsyncClient() as http, server:
-        transport = streamable_http_client(url, http_client=http)
-        async with Client(transport, read_timeout_seconds=60) as client:
-            await compare("http", bare_call(client), await toolwire_call(server), calls, rounds)
+        await compare(name, bare, ours, calls)
 
 
 def http_server() -> tuple[subprocess.Popen[bytes], str]:
@@ -121,17 +107,17 @@ def http_server() -> tuple[subprocess.Popen[bytes], str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calls", type=int, default=400, help="calls per round and side")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--calls", type=int, default=2000, help="calls per side and transport")
     parser.add_argument("--serve", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(args.serve[0], int(args.serve[1]) if len(args.serve) > 1 else 0)
         return
-    anyio.run(bench_stdio, args.calls, args.rounds)
+    stdio = MCPServer.stdio(sys.executable, [__file__, "--serve", "stdio"], trusted=True)
+    anyio.run(bench, "stdio", stdio, args.calls)
     process, url = http_server()
     try:
-        anyio.run(bench_http, url, max(args.calls // 4, 50), args.rounds)
+        anyio.run(bench, "http", MCPServer.http(url, trusted=True), args.calls // 2)
     finally:
         process.kill()
         process.wait()
