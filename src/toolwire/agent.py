@@ -10,7 +10,7 @@ from typing import Any, Protocol
 import anyio
 
 from ._assemble import ModelResponse, ResponseBuilder
-from ._execute import execute_calls, unanswered_results
+from ._execute import answer_the_rest, execute_calls
 from ._loopguard import LoopGuard
 from ._redact import secret_env_values
 from ._state import RunState
@@ -33,7 +33,7 @@ from .run import RunResult
 from .tools import FunctionToolset, Tool, ToolDefinition, Toolset
 from .tools._tool import CONTEXT_KEYS
 
-__all__ = ["Agent", "EventSink"]
+__all__ = ["Agent", "EventSink", "describe_tools"]
 
 ToolLike = Tool | Toolset | Callable[..., Any]
 EventHandler = Callable[[RunEvent], None]
@@ -67,10 +67,7 @@ class Agent:
         clock: Clock | None = None,
     ) -> None:
         self.model = get_model(model)
-        loose = [t for t in tools if not isinstance(t, Toolset)]
-        self.toolsets: list[Toolset] = [t for t in tools if isinstance(t, Toolset)]
-        if loose:
-            self.toolsets.insert(0, FunctionToolset(loose))
+        self.toolsets = as_toolsets(tools)
         self.instructions = instructions
         self.limits = limits or Limits()
         self.approver = approver
@@ -82,11 +79,7 @@ class Agent:
 
     async def tools(self) -> list[ToolDefinition]:
         """Exactly what the model is sent, in order."""
-        async with AsyncExitStack() as stack:
-            for toolset in self.toolsets:
-                await stack.enter_async_context(toolset)
-            catalogue = await _Catalogue(self.toolsets).get()
-        return [t.definition for t in catalogue.values()]
+        return await describe_tools(self.toolsets)
 
     async def run(
         self,
@@ -168,6 +161,25 @@ class Agent:
 
 def _ignore(event: RunEvent) -> None:
     pass
+
+
+def as_toolsets(tools: Iterable[ToolLike]) -> list[Toolset]:
+    """Loose tools and functions become one function toolset, first; toolsets stay as they are."""
+    tools = list(tools)
+    loose = [t for t in tools if not isinstance(t, Toolset)]
+    toolsets = [t for t in tools if isinstance(t, Toolset)]
+    return [FunctionToolset(loose), *toolsets] if loose else toolsets
+
+
+async def describe_tools(tools: Iterable[ToolLike]) -> list[ToolDefinition]:
+    """Exactly what a model would be sent for these tools, in order."""
+    toolsets = as_toolsets(tools)
+    async with AsyncExitStack() as stack:
+        for toolset in toolsets:
+            await stack.enter_async_context(toolset)
+        catalogue = _Catalogue(toolsets)
+        await catalogue.get()
+    return list(catalogue.definitions)
 
 
 class _Catalogue:
@@ -338,7 +350,7 @@ class _Loop:
 
     def _close_turn(self, why: str) -> None:
         if self.open_calls:
-            results = unanswered_results(self.state, self.open_calls, why)
+            results = answer_the_rest(self.state, self.open_calls, self.step, why)
             self._add(Message(role="tool", parts=results))
             self.open_calls = ()
 

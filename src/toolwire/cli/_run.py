@@ -79,24 +79,37 @@ def terminal_approver() -> Approver:
 
 
 def _ask_on_terminal(request: ApprovalRequest) -> Decision:
+    try:
+        return _prompt_for_decision(request)
+    except EOFError:
+        return Decline(message="no answer (end of input)", by="cli:user")
+
+
+def _prompt_for_decision(request: ApprovalRequest) -> Decision:
     print(
         f"\napprove {request.tool.name} ({request.side_effect.replace('_', '-')})"
         f" with {compact(dict(request.arguments))}?",
         file=sys.stderr,
     )
     while True:
-        answer = input("[y]es / [n]o / [e]dit arguments: ").strip().lower()
+        answer = _ask("[y]es / [n]o / [e]dit arguments: ").lower()
         if answer in ("y", "yes"):
             return Approve(by="cli:user")
         if answer in ("n", "no"):
-            reason = input("reason (optional): ").strip()
+            reason = _ask("reason (optional): ")
             return Decline(message=reason or None, by="cli:user")
         if answer in ("e", "edit"):
             try:
-                edited = json.loads(input("arguments as JSON: "))
+                edited = json.loads(_ask("arguments as JSON: "))
             except json.JSONDecodeError as error:
                 print(f"not JSON: {error}", file=sys.stderr)
                 continue
             if isinstance(edited, dict):
                 return Edit(arguments=edited, by="cli:user")
             print("the arguments must be a JSON object", file=sys.stderr)
+
+
+def _ask(prompt: str) -> str:
+    # Prompts go to stderr: stdout carries only the answer (or the --json object).
+    print(prompt, end="", file=sys.stderr, flush=True)
+    return input().strip()
