@@ -77,6 +77,18 @@ class Agent:
         self.log = log
         self.clock: Clock = clock or EventLoopClock()
 
+    async def aclose(self) -> None:
+        """Close the model's connections (adapters holding an HTTP client have `aclose`)."""
+        aclose = getattr(self.model, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+    async def __aenter__(self) -> Agent:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
     async def tools(self) -> list[ToolDefinition]:
         """Exactly what the model is sent, in order."""
         return await describe_tools(self.toolsets)

@@ -124,3 +124,10 @@ def result_json(result: RunResult) -> dict[str, Any]:
             for record in result.calls
         ],
     }
+
+
+def show_progress(progress: Any) -> None:
+    """An MCP server's progress on a running call (a `toolwire.mcp.ToolProgress`)."""
+    total = f"/{progress.total:g}" if progress.total else ""
+    message = f" {progress.message}" if progress.message else ""
+    print(f"  … {progress.tool} {progress.progress:g}{total}{message}", file=sys.stderr, flush=True)

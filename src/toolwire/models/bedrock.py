@@ -108,7 +108,7 @@ class BedrockModel:
                 response = await anyio.to_thread.run_sync(
                     functools.partial(self._client.converse, **kwargs), abandon_on_cancel=True
                 )
-                for event in converse_as_stream(response):
+                for event in _converse_as_stream(response):
                     for out in translator.feed(event):
                         yield out
         except Exception as error:
@@ -313,7 +313,7 @@ def _has_tool_blocks(messages: Sequence[Mapping[str, Any]]) -> bool:
     )
 
 
-def converse_as_stream(response: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+def _converse_as_stream(response: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
     """A Converse reply as the ConverseStream events it would have been."""
     content = response.get("output", {}).get("message", {}).get("content") or ()
     for index, block in enumerate(content):
