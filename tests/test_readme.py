@@ -13,7 +13,10 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 
 
-def test_python_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
+def test_python_examples_run(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-readme-examples-send-nothing")
     blocks = re.findall(r"```python\n(.*?)```", README, re.S)
     assert blocks
     for block in blocks:
