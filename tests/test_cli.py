@@ -212,3 +212,101 @@ def test_run_without_a_model_names_the_available_ones(project: Path) -> None:
         pytest.skip("the embedded model is installed")
     assert done.returncode == 2
     assert "scripted:" in done.stderr and "--model" in done.stderr
+
+
+SLOW_TOOLS = '''
+import time
+from toolwire import tool
+
+@tool(side_effect="read_only")
+def wait(seconds: float) -> str:
+    """Wait."""
+    print("waiting", flush=True)
+    time.sleep(seconds)
+    return "waited"
+
+@tool(side_effect="read_only")
+def quick() -> str:
+    """Quick."""
+    return "quick done"
+'''
+
+
+def test_ctrl_c_leaves_every_call_answered_in_the_log(project: Path) -> None:
+    import signal
+
+    (project / "slow.py").write_text(SLOW_TOOLS)
+    turns = [
+        {"tool_calls": [{"name": "quick"}, {"name": "wait", "arguments": {"seconds": 60}}]},
+        {"text": "x"},
+    ]
+    (project / "slow.json").write_text(json.dumps(turns))
+    executable = shutil.which("toolwire", path=os.path.dirname(sys.executable))
+    assert executable
+    process = subprocess.Popen(
+        [
+            executable,
+            "run",
+            "go",
+            "--model",
+            f"scripted:{project / 'slow.json'}",
+            "--tools",
+            str(project / "slow.py"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A test runner started in the background may ignore SIGINT, and children inherit that.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline().strip() == "waiting"
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    [run] = json.loads(toolwire("logs", "--json").stdout)
+    assert run["stop_reason"] == "cancelled"
+    calls = json.loads(toolwire("logs", run["id"], "--json").stdout)["calls"]
+    assert sorted((c["name"], c["result"]) for c in calls) == [
+        ("quick", "quick done"),
+        ("wait", "Not run: the run was cancelled."),
+    ]
+
+
+def test_approval_prompt_on_a_terminal(project: Path) -> None:
+    import pty
+
+    turns = [
+        {"tool_calls": [{"name": "delete", "arguments": {"path": "a.txt"}}]},
+        {"tool_calls": [{"name": "delete", "arguments": {"path": "b.txt"}}]},
+        {"text": "ok"},
+    ]
+    (project / "delete.json").write_text(json.dumps(turns))
+    executable = shutil.which("toolwire", path=os.path.dirname(sys.executable))
+    assert executable
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [
+            executable,
+            "run",
+            "rm",
+            "--model",
+            f"scripted:{project / 'delete.json'}",
+            "--tools",
+            str(project / "tools.py"),
+            "--json",
+        ],
+        stdin=terminal,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    os.close(terminal)
+    os.write(controller, b"y\nn\ntoo risky\n")
+    stdout, stderr = process.communicate(timeout=30)
+    os.close(controller)
+    assert "approve delete (destructive)" in stderr
+    first, second = json.loads(stdout)["calls"]
+    assert (first["result"], first["decided_by"]) == ("deleted a.txt", "cli:user")
+    assert second["is_error"] and "Their reason: too risky" in second["result"]

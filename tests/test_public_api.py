@@ -19,6 +19,13 @@ PACKAGES = [
     "toolwire.approval",
     "toolwire.run",
     "toolwire.clock",
+    "toolwire.mcp",
+    "toolwire.models.openai_responses",
+    "toolwire.models.openai_chat",
+    "toolwire.models.anthropic",
+    "toolwire.models.gemini",
+    "toolwire.models.bedrock",
+    "toolwire.models.profiles",
 ]
 
 

@@ -5,7 +5,7 @@ calls it writes, validates, approves and runs them, sends back exactly one resul
 loops until the model answers, inside hard `Limits`.
 """
 
-from .agent import Agent, EventSink
+from .agent import Agent, EventSink, describe_tools
 from .approval import ApprovalRequest, Approve, Approver, Decision, Decline, Edit
 from .clock import Clock, EventLoopClock
 from .errors import (
@@ -60,5 +60,6 @@ __all__ = [
     "Turn",
     "Usage",
     "UsageError",
+    "describe_tools",
     "tool",
 ]

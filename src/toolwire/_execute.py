@@ -61,15 +61,17 @@ async def execute_calls(
     return tuple(state.answered[call.id] for call in calls)
 
 
-def unanswered_results(
-    state: RunState, calls: Sequence[ToolCall], why: str
+def answer_the_rest(
+    state: RunState, calls: Sequence[ToolCall], step: int, why: str
 ) -> tuple[ToolResult, ...]:
-    """Results for a turn interrupted midway: what finished keeps its result, the rest says why."""
-    return tuple(
-        state.answered.get(call.id)
-        or ToolResult(call_id=call.id, name=call.name, content=why, is_error=True)
-        for call in calls
-    )
+    """Results for a turn interrupted midway: what finished keeps its result, the rest says why
+    (and is recorded like any other result)."""
+    now = state.clock.now()
+    for call in calls:
+        if call.id not in state.answered:
+            result = ToolResult(call_id=call.id, name=call.name, content=why, is_error=True)
+            _answer(state, call, result, step, now, None)
+    return tuple(state.answered[call.id] for call in calls)
 
 
 def _batches(calls: Sequence[ToolCall], catalogue: Mapping[str, Tool]) -> list[list[ToolCall]]:

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 import anyio
 
 from ._assemble import ModelResponse, ResponseBuilder
-from ._execute import execute_calls, unanswered_results
+from ._execute import answer_the_rest, execute_calls
 from ._loopguard import LoopGuard
 from ._redact import secret_env_values
 from ._state import RunState
@@ -33,7 +33,7 @@ from .run import RunResult
 from .tools import FunctionToolset, Tool, ToolDefinition, Toolset
 from .tools._tool import CONTEXT_KEYS
 
-__all__ = ["Agent", "EventSink"]
+__all__ = ["Agent", "EventSink", "describe_tools"]
 
 ToolLike = Tool | Toolset | Callable[..., Any]
 EventHandler = Callable[[RunEvent], None]
@@ -67,10 +67,7 @@ class Agent:
         clock: Clock | None = None,
     ) -> None:
         self.model = get_model(model)
-        loose = [t for t in tools if not isinstance(t, Toolset)]
-        self.toolsets: list[Toolset] = [t for t in tools if isinstance(t, Toolset)]
-        if loose:
-            self.toolsets.insert(0, FunctionToolset(loose))
+        self.toolsets = as_toolsets(tools)
         self.instructions = instructions
         self.limits = limits or Limits()
         self.approver = approver
@@ -80,13 +77,21 @@ class Agent:
         self.log = log
         self.clock: Clock = clock or EventLoopClock()
 
+    async def aclose(self) -> None:
+        """Close the model's connections (adapters holding an HTTP client have `aclose`)."""
+        aclose = getattr(self.model, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+    async def __aenter__(self) -> Agent:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
     async def tools(self) -> list[ToolDefinition]:
         """Exactly what the model is sent, in order."""
-        async with AsyncExitStack() as stack:
-            for toolset in self.toolsets:
-                await stack.enter_async_context(toolset)
-            catalogue = await _Catalogue(self.toolsets).get()
-        return [t.definition for t in catalogue.values()]
+        return await describe_tools(self.toolsets)
 
     async def run(
         self,
@@ -170,6 +175,25 @@ def _ignore(event: RunEvent) -> None:
     pass
 
 
+def as_toolsets(tools: Iterable[ToolLike]) -> list[Toolset]:
+    """Loose tools and functions become one function toolset, first; toolsets stay as they are."""
+    tools = list(tools)
+    loose = [t for t in tools if not isinstance(t, Toolset)]
+    toolsets = [t for t in tools if isinstance(t, Toolset)]
+    return [FunctionToolset(loose), *toolsets] if loose else toolsets
+
+
+async def describe_tools(tools: Iterable[ToolLike]) -> list[ToolDefinition]:
+    """Exactly what a model would be sent for these tools, in order."""
+    toolsets = as_toolsets(tools)
+    async with AsyncExitStack() as stack:
+        for toolset in toolsets:
+            await stack.enter_async_context(toolset)
+        catalogue = _Catalogue(toolsets)
+        await catalogue.get()
+    return list(catalogue.definitions)
+
+
 class _Catalogue:
     """The tools visible this step, rebuilt only when a toolset's list changes."""
 
@@ -178,6 +202,7 @@ class _Catalogue:
         self._deps = deps
         self._seen: list[Sequence[Tool]] = []
         self._tools: dict[str, Tool] = {}
+        self.definitions: tuple[ToolDefinition, ...] = ()
 
     async def get(self) -> dict[str, Tool]:
         lists = [await toolset.get_tools() for toolset in self._toolsets]
@@ -193,6 +218,7 @@ class _Catalogue:
                 tools[tool.name] = tool
                 self._check_injected(tool)
             self._tools, self._seen = tools, lists
+            self.definitions = tuple(t.definition for t in tools.values())
         return self._tools
 
     def _check_injected(self, tool: Tool) -> None:
@@ -244,7 +270,14 @@ class _Loop:
             self.state.emit(StepStarted(step=self.step))
             tools = await catalogue.get()
             self._check_choice(tool_choice, tools)
-            response = await self._request(self._build_request(tools, tool_choice))
+            request = ModelRequest(
+                messages=tuple(self.messages),
+                tools=catalogue.definitions,
+                tool_choice=tool_choice,
+                parallel_tool_calls=self.agent.parallel_tool_calls,
+                settings=self.agent.settings,
+            )
+            response = await self._request(request)
             if response is None:
                 break
             self.usage = self.usage + response.usage
@@ -260,15 +293,6 @@ class _Loop:
             if tool_choice != "none":
                 tool_choice = "auto"
             self.stop = self._limit_reached()
-
-    def _build_request(self, tools: Mapping[str, Tool], tool_choice: ToolChoice) -> ModelRequest:
-        return ModelRequest(
-            messages=tuple(self.messages),
-            tools=tuple(t.definition for t in tools.values()),
-            tool_choice=tool_choice,
-            parallel_tool_calls=self.agent.parallel_tool_calls,
-            settings=self.agent.settings,
-        )
 
     async def _request(self, request: ModelRequest) -> ModelResponse | None:
         """One model request, retried on provider failures; None when the run must stop."""
@@ -338,7 +362,7 @@ class _Loop:
 
     def _close_turn(self, why: str) -> None:
         if self.open_calls:
-            results = unanswered_results(self.state, self.open_calls, why)
+            results = answer_the_rest(self.state, self.open_calls, self.step, why)
             self._add(Message(role="tool", parts=results))
             self.open_calls = ()
 

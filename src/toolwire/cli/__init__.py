@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -36,5 +37,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("\ntoolwire: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # The run has already answered every call and the log is written. A sync tool still
+        # running in a worker thread cannot be stopped, and a normal exit would wait for it.
+        os._exit(EXIT_INTERRUPTED)
     return code

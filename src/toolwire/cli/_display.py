@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from typing import Any, TextIO
 
 from ..events import (
@@ -15,6 +16,7 @@ from ..events import (
     TextDelta,
     ToolCallReady,
     ToolResultReady,
+    UsageReported,
 )
 from ..limits import Limits
 from ..run import RunResult
@@ -39,6 +41,7 @@ class Display:
         self.out = out
         self.err = err
         self.tokens = 0
+        self.started = time.monotonic()
         self._text_open = False
 
     def __call__(self, event: RunEvent) -> None:
@@ -59,6 +62,8 @@ class Display:
             self._note(f"{mark} {event.call.name} ({took}): {preview(event.result.content)}")
         elif isinstance(event, StepStarted) and event.step > 1:
             self._note(self._budget(event.step))
+        elif isinstance(event, UsageReported):
+            self.tokens += event.usage.total_tokens
         elif isinstance(event, RetryScheduled):
             self._note(f"  retry {event.attempt} in {event.delay:.1f} s: {event.error}")
         elif isinstance(event, RunFinished) and self._text_open:
@@ -66,8 +71,14 @@ class Display:
             self._text_open = False
 
     def _budget(self, step: int) -> str:
-        steps = f"step {step}/{self.limits.max_steps or '∞'}"
-        return f"[{steps}]"
+        limits = self.limits
+        elapsed = time.monotonic() - self.started
+        parts = [
+            f"step {step}/{limits.max_steps or '∞'}",
+            f"{self.tokens}/{limits.max_total_tokens or '∞'} tokens",
+            f"{elapsed:.1f}/{limits.timeout or '∞'} s",
+        ]
+        return f"[{' · '.join(parts)}]"
 
     def summary(self, result: RunResult) -> None:
         """After a run that returned (one that raised is reported as an error instead)."""
@@ -113,3 +124,10 @@ def result_json(result: RunResult) -> dict[str, Any]:
             for record in result.calls
         ],
     }
+
+
+def show_progress(progress: Any) -> None:
+    """An MCP server's progress on a running call (a `toolwire.mcp.ToolProgress`)."""
+    total = f"/{progress.total:g}" if progress.total else ""
+    message = f" {progress.message}" if progress.message else ""
+    print(f"  … {progress.tool} {progress.progress:g}{total}{message}", file=sys.stderr, flush=True)

@@ -15,6 +15,7 @@ from ..approval import Approver
 from ..errors import UsageError
 from ..limits import Limits
 from ..tools import Tool, Toolset
+from ._display import show_progress
 
 DEFAULT_MODEL = "local"
 
@@ -74,8 +75,7 @@ def tools_from(args: argparse.Namespace) -> list[ToolLike]:
             mcp = importlib.import_module("toolwire.mcp")
         except ImportError:
             raise UsageError("--mcp needs the MCP extra: pip install 'toolwire[mcp]'") from None
-        for spec in args.mcp:
-            tools.extend(mcp.toolsets_from_spec(spec))
+        tools.extend(mcp.toolsets_from_specs(args.mcp, on_progress=show_progress))
     if not args.tools and not args.mcp:
         tools.extend(builtin_tools())
     return tools

@@ -39,32 +39,40 @@ def register(subparsers: Any) -> None:
 def run_command(args: argparse.Namespace) -> int:
     if not args.prompt.strip():
         raise UsageError("the prompt is empty")
-    agent = build_agent(args, choose_approver(args, terminal_approver))
-    if args.json:
-        result = agent.run_sync(args.prompt)
-        print(json.dumps(result_json(result), ensure_ascii=False))
-    else:
-        display = Display(limits_from(args))
-        result = agent.run_sync(args.prompt, on_event=display)
-        display.summary(result)
+    return anyio.run(_run, args)
+
+
+async def _run(args: argparse.Namespace) -> int:
+    async with build_agent(args, choose_approver(args, terminal_approver)) as agent:
+        if args.json:
+            result = await agent.run(args.prompt)
+            print(json.dumps(result_json(result), ensure_ascii=False))
+        else:
+            display = Display(limits_from(args))
+            result = await agent.run(args.prompt, on_event=display)
+            display.summary(result)
     return exit_code(result)
 
 
 def chat_command(args: argparse.Namespace) -> int:
-    agent = build_agent(args, choose_approver(args, terminal_approver))
+    return anyio.run(_chat, args)
+
+
+async def _chat(args: argparse.Namespace) -> int:
     display = Display(limits_from(args))
     history: tuple[Message, ...] = ()
     print("toolwire chat: an empty line or Ctrl-D ends it.", file=sys.stderr)
-    while True:
-        try:
-            prompt = input("> ")
-        except EOFError:
-            return 0
-        if not prompt.strip():
-            return 0
-        result = agent.run_sync(prompt, history=history, on_event=display)
-        display.summary(result)
-        history = result.messages
+    async with build_agent(args, choose_approver(args, terminal_approver)) as agent:
+        while True:
+            try:
+                prompt = await anyio.to_thread.run_sync(_ask, "> ")
+            except EOFError:
+                return 0
+            if not prompt:
+                return 0
+            result = await agent.run(prompt, history=history, on_event=display)
+            display.summary(result)
+            history = result.messages
 
 
 def exit_code(result: RunResult) -> int:
@@ -79,24 +87,37 @@ def terminal_approver() -> Approver:
 
 
 def _ask_on_terminal(request: ApprovalRequest) -> Decision:
+    try:
+        return _prompt_for_decision(request)
+    except EOFError:
+        return Decline(message="no answer (end of input)", by="cli:user")
+
+
+def _prompt_for_decision(request: ApprovalRequest) -> Decision:
     print(
         f"\napprove {request.tool.name} ({request.side_effect.replace('_', '-')})"
         f" with {compact(dict(request.arguments))}?",
         file=sys.stderr,
     )
     while True:
-        answer = input("[y]es / [n]o / [e]dit arguments: ").strip().lower()
+        answer = _ask("[y]es / [n]o / [e]dit arguments: ").lower()
         if answer in ("y", "yes"):
             return Approve(by="cli:user")
         if answer in ("n", "no"):
-            reason = input("reason (optional): ").strip()
+            reason = _ask("reason (optional): ")
             return Decline(message=reason or None, by="cli:user")
         if answer in ("e", "edit"):
             try:
-                edited = json.loads(input("arguments as JSON: "))
+                edited = json.loads(_ask("arguments as JSON: "))
             except json.JSONDecodeError as error:
                 print(f"not JSON: {error}", file=sys.stderr)
                 continue
             if isinstance(edited, dict):
                 return Edit(arguments=edited, by="cli:user")
             print("the arguments must be a JSON object", file=sys.stderr)
+
+
+def _ask(prompt: str) -> str:
+    # Prompts go to stderr: stdout carries only the answer (or the --json object).
+    print(prompt, end="", file=sys.stderr, flush=True)
+    return input().strip()

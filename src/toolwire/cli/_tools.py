@@ -8,8 +8,7 @@ from typing import Any
 
 import anyio
 
-from ..agent import Agent
-from ..models import ScriptedModel
+from ..agent import describe_tools
 from ._options import add_tool_options, tools_from
 
 
@@ -21,9 +20,7 @@ def register(subparsers: Any) -> None:
 
 
 def tools_command(args: argparse.Namespace) -> int:
-    # No model is needed to list tools; the agent only gathers them.
-    agent = Agent(ScriptedModel([]), tools_from(args))
-    definitions = anyio.run(agent.tools)
+    definitions = anyio.run(describe_tools, tools_from(args))
     listed = [
         {"name": d.name, "description": d.description, "parameters": d.parameters}
         for d in definitions

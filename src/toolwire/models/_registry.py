@@ -21,6 +21,11 @@ ENTRY_POINT_GROUP = "toolwire.models"
 
 _providers: dict[str, str | ModelFactory] = {
     "scripted": "toolwire.models._scripted:scripted_from_spec",
+    "openai": "toolwire.models.openai_responses:openai_from_spec",
+    "openai-chat": "toolwire.models.openai_chat:openai_chat_from_spec",
+    "anthropic": "toolwire.models.anthropic:anthropic_from_spec",
+    "gemini": "toolwire.models.gemini:gemini_from_spec",
+    "bedrock": "toolwire.models.bedrock:bedrock_from_spec",
 }
 _entry_points_loaded = False
 

@@ -19,7 +19,7 @@ from ..events import (
     ToolCallStarted,
     UsageReported,
 )
-from ..messages import TextPart, ToolCall, ToolResult, Usage
+from ..messages import Message, TextPart, ToolCall, ToolResult, Usage
 from ._base import ModelRequest
 
 
@@ -58,6 +58,9 @@ class ScriptedModel:
         self._chunk_size = chunk_size
         self._name = name
         self.requests: list[ModelRequest] = []
+        # Messages are immutable and shared between requests: count each one once, so the usage
+        # estimate costs O(new messages) per request, not O(history).
+        self._chars: dict[int, tuple[Message, int]] = {}
 
     @property
     def name(self) -> str:
@@ -74,9 +77,25 @@ class ScriptedModel:
             raw = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
             for start in range(0, len(raw), size):
                 yield ToolCallArgumentsDelta(index=index, delta=raw[start : start + size])
-        yield UsageReported(usage=turn.usage or _estimate_usage(request, turn))
+        yield UsageReported(usage=turn.usage or self._estimate_usage(request, turn))
         finish = turn.finish_reason or ("tool_calls" if turn.tool_calls else "stop")
         yield ResponseCompleted(finish_reason=finish)
+
+    def _estimate_usage(self, request: ModelRequest, turn: Turn) -> Usage:
+        prompt_chars = sum(self._message_chars(m) for m in request.messages)
+        output_chars = len(turn.text) + sum(
+            len(c.name) + len(str(c.arguments)) for c in turn.tool_calls
+        )
+        return Usage(
+            input_tokens=prompt_chars // 4 + 1, output_tokens=output_chars // 4 + 1, requests=1
+        )
+
+    def _message_chars(self, message: Message) -> int:
+        known = self._chars.get(id(message))
+        if known is None or known[0] is not message:
+            known = (message, sum(_part_chars(part) for part in message.parts))
+            self._chars[id(message)] = known
+        return known[1]
 
     async def _next_turn(self, request: ModelRequest) -> Turn:
         if callable(self._script):
@@ -94,16 +113,6 @@ class ScriptedModel:
                 raise scripted
             step = scripted
         return Turn(text=step) if isinstance(step, str) else step
-
-
-def _estimate_usage(request: ModelRequest, turn: Turn) -> Usage:
-    prompt_chars = sum(_part_chars(part) for m in request.messages for part in m.parts)
-    output_chars = len(turn.text) + sum(
-        len(c.name) + len(str(c.arguments)) for c in turn.tool_calls
-    )
-    return Usage(
-        input_tokens=prompt_chars // 4 + 1, output_tokens=output_chars // 4 + 1, requests=1
-    )
 
 
 def _part_chars(part: object) -> int:

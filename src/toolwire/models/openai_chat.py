@@ -1,0 +1,257 @@
+"""`openai-chat:MODEL`: Chat Completions, from OpenAI or any server that speaks it.
+
+llama.cpp's server, vLLM, Ollama and LM Studio all serve `/v1/chat/completions`: point the adapter
+at one with `openai-chat:MODEL@http://HOST:PORT/v1` (or `OPENAI_BASE_URL`). Such servers get the
+compatible profile: plain JSON Schema, no strict mode, `max_tokens`. Their reasoning text
+(`reasoning_content` or `reasoning` in the deltas) streams as reasoning; it is not sent back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Hashable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..events import (
+    FinishReason,
+    ModelEvent,
+    ReasoningDelta,
+    ResponseCompleted,
+    TextDelta,
+    UsageReported,
+)
+from ..messages import Message, TextPart, Usage
+from ._base import ModelRequest, ModelSettings, NamedToolChoice, ToolChoice
+from ._connect import parse_spec
+from ._names import wire_name
+from ._openai_client import openai_client, openai_error
+from ._tools import CallStream, Dialect, ToolIndex, ToolTranslator, WireTool
+from .profiles import OpenAIProfile, openai_compatible_profile, openai_profile
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+__all__ = ["OpenAIChatModel", "openai_chat_from_spec"]
+
+PROVIDER = "openai-chat"
+_FINISH: dict[str, FinishReason] = {"length": "length", "content_filter": "content_filter"}
+
+
+class OpenAIChatModel:
+    """A model behind a Chat Completions endpoint. `client` (an `openai.AsyncOpenAI`, with
+    `max_retries=0`) replaces `api_key`, `base_url` and `timeout`. The profile defaults to OpenAI's
+    for api.openai.com and to the compatible one for any other server."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        client: AsyncOpenAI | None = None,
+        profile: OpenAIProfile | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        self.model = model
+        self._owns_client = client is None
+        self._client = client or openai_client(
+            PROVIDER, api_key=api_key, base_url=base_url, timeout=timeout
+        )
+        if profile is None:
+            is_openai = self._client.base_url.host == "api.openai.com"
+            profile = openai_profile(model) if is_openai else openai_compatible_profile(model)
+        self.profile = profile
+        dialect: Dialect = "openai-strict" if profile.strict_schemas else "json-schema"
+        self._tools = ToolTranslator(dialect, _render_tool)
+
+    @property
+    def name(self) -> str:
+        return f"{PROVIDER}:{self.model}"
+
+    async def aclose(self) -> None:
+        """Close the client this adapter made (an injected client is left to its owner)."""
+        if self._owns_client:
+            await self._client.close()
+
+    def wire_request(self, request: ModelRequest) -> dict[str, Any]:
+        """The request body exactly as it is sent (settings' `extra` merged in)."""
+        body, extra, _ = self._prepare(request)
+        return {**body, **extra}
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        body, extra, tools = self._prepare(request)
+        translator = _ChatEvents(tools)
+        try:
+            chunks = await self._client.chat.completions.create(
+                **body, stream=True, extra_body=extra or None
+            )
+            async with chunks:
+                async for chunk in chunks:
+                    for event in translator.feed(chunk):
+                        yield event
+        except Exception as error:
+            mapped = openai_error(PROVIDER, error)
+            if mapped is None:
+                raise
+            raise mapped from error
+        for event in translator.finish():
+            yield event
+
+    def _prepare(self, request: ModelRequest) -> tuple[dict[str, Any], dict[str, Any], ToolIndex]:
+        tools = self._tools.translate(request.tools)
+        body: dict[str, Any] = {"model": self.model, "messages": _messages(request.messages)}
+        if self.profile.stream_usage:
+            body["stream_options"] = {"include_usage": True}
+        if tools.payload:
+            body["tools"] = tools.payload
+            body["tool_choice"] = _tool_choice(request.tool_choice)
+            if self.profile.parallel_tool_calls:
+                body["parallel_tool_calls"] = request.parallel_tool_calls
+        body.update(_settings(request.settings, self.profile))
+        return body, dict(request.settings.extra), tools
+
+
+def openai_chat_from_spec(spec: str) -> OpenAIChatModel:
+    """`openai-chat:MODEL[@BASE_URL]`, as a model string."""
+    parsed = parse_spec(PROVIDER, spec)
+    return OpenAIChatModel(parsed.model, base_url=parsed.base_url)
+
+
+def _render_tool(tool: WireTool) -> dict[str, Any]:
+    function: dict[str, Any] = {
+        "name": tool.wire_name,
+        "description": tool.description,
+        "parameters": tool.schema,
+    }
+    if tool.strict:
+        function["strict"] = True
+    return {"type": "function", "function": function}
+
+
+def _tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
+    if isinstance(choice, NamedToolChoice):
+        return {"type": "function", "function": {"name": wire_name(choice.name)}}
+    return choice
+
+
+def _settings(settings: ModelSettings, profile: OpenAIProfile) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if settings.max_output_tokens is not None:
+        out[profile.max_tokens_field] = settings.max_output_tokens
+    if settings.temperature is not None:
+        out["temperature"] = settings.temperature
+    if settings.top_p is not None:
+        out["top_p"] = settings.top_p
+    if settings.seed is not None:
+        out["seed"] = settings.seed
+    if settings.stop:
+        out["stop"] = list(settings.stop)
+    return out
+
+
+def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "tool":
+            out.extend(
+                {"role": "tool", "tool_call_id": result.call_id, "content": result.content}
+                for result in message.tool_results
+            )
+        elif message.role == "assistant":
+            text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+            calls = [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {
+                        "name": wire_name(call.name),
+                        "arguments": call.raw_arguments or json.dumps(dict(call.arguments)),
+                    },
+                }
+                for call in message.tool_calls
+            ]
+            if text or calls:
+                entry: dict[str, Any] = {"role": "assistant", "content": text or None}
+                if calls:
+                    entry["tool_calls"] = calls
+                out.append(entry)
+        elif message.text:
+            out.append({"role": message.role, "content": message.text})
+    return out
+
+
+class _ChatEvents:
+    """Chat Completions chunks (SDK objects) to model events.
+
+    Calls are keyed by their `index`. Servers differ: some send the id and name in the first
+    fragment (OpenAI), some send the name late, some reuse index 0 for every call with a new id.
+    """
+
+    def __init__(self, tools: ToolIndex) -> None:
+        self._calls = CallStream(tools)
+        self._ids: dict[Hashable, str] = {}
+        self._early: dict[Hashable, list[str]] = {}
+        self._finish: str | None = None
+        self._usage: Any = None
+
+    def feed(self, chunk: Any) -> list[ModelEvent]:
+        events: list[ModelEvent] = []
+        if chunk.usage is not None:
+            self._usage = chunk.usage
+        for choice in chunk.choices[:1]:
+            delta = choice.delta
+            if delta is not None:
+                reasoning = getattr(delta, "reasoning_content", None) or getattr(
+                    delta, "reasoning", None
+                )
+                if isinstance(reasoning, str) and reasoning:
+                    events.append(ReasoningDelta(text=reasoning))
+                if delta.content:
+                    events.append(TextDelta(text=delta.content))
+                for position, fragment in enumerate(delta.tool_calls or ()):
+                    events.extend(self._call_fragment(position, fragment))
+            if choice.finish_reason:
+                self._finish = choice.finish_reason
+        return events
+
+    def _call_fragment(self, position: int, fragment: Any) -> list[ModelEvent]:
+        key = fragment.index if fragment.index is not None else position
+        function = fragment.function
+        name = function.name if function is not None else None
+        arguments = (function.arguments if function is not None else None) or ""
+        events: list[ModelEvent] = []
+        known = self._ids.get(key)
+        if fragment.id and known is not None and fragment.id != known:
+            events.extend(self._calls.end(key))  # the index now belongs to a new call
+            del self._ids[key]
+        if fragment.id:
+            self._ids.setdefault(key, fragment.id)
+        if not self._calls.is_open(key):
+            if not name:
+                self._early.setdefault(key, []).append(arguments)
+                return events
+            events.extend(self._calls.start(key, name, self._ids.get(key)))
+            arguments = "".join(self._early.pop(key, ())) + arguments
+        events.extend(self._calls.arguments(key, arguments))
+        return events
+
+    def finish(self) -> list[ModelEvent]:
+        if self._finish is None:
+            return []  # the stream ended before the model finished: the loop retries
+        events = self._calls.end_all()
+        if self._usage is not None:
+            details = getattr(self._usage, "prompt_tokens_details", None)
+            cached = getattr(details, "cached_tokens", None) or 0
+            events.append(
+                UsageReported(
+                    usage=Usage(
+                        input_tokens=self._usage.prompt_tokens or 0,
+                        output_tokens=self._usage.completion_tokens or 0,
+                        cached_input_tokens=cached,
+                        requests=1,
+                    )
+                )
+            )
+        finish = _FINISH.get(self._finish) or ("tool_calls" if self._calls.count else "stop")
+        events.append(ResponseCompleted(finish_reason=finish))
+        return events
