@@ -20,7 +20,13 @@ from toolwire.events import (
     UsageReported,
 )
 from toolwire.messages import TextPart
-from toolwire.models import ModelRequest, ModelSettings, NamedToolChoice, ScriptedCall
+from toolwire.models import (
+    ModelProfile,
+    ModelRequest,
+    ModelSettings,
+    NamedToolChoice,
+    ScriptedCall,
+)
 from toolwire.textcalls import PromptedTools, render_catalogue
 from toolwire.tools import ToolDefinition
 
@@ -273,6 +279,9 @@ def test_a_model_string_and_a_profile_are_accepted(tmp_path: Any) -> None:
     )
     result = Agent(PromptedTools(f"scripted:{script}"), [get_weather]).run_sync("Oslo?")
     assert (result.output, RAN) == ("Ok.", ["Oslo"])
+    inner = ScriptedModel(["x"])
+    inner.profile = ModelProfile(native_tools=False, text_tool_format="qwen3-thinking")  # type: ignore[attr-defined]
+    assert PromptedTools(inner).profile.name == "qwen3-thinking"
     model = PromptedTools(ScriptedModel(["x"]), profile="deepseek-r1")
     assert model.profile.reasoning_open and model.name == "scripted"
     assert (

@@ -1,7 +1,10 @@
-"""Text tool calling: read tool calls that models write as text, and give tools to text-only
-models.
+"""Text tool calling: read the tool calls models write as text, and give tools to text-only models.
 
-`Scanner` reads a reply as it streams; `parse_calls` reads a whole one, with the same result.
+`Scanner` reads a reply as it streams, in one pass, and `parse_calls` a whole one, with the same
+result for any chunking. About thirty formats are recognised whatever the model (fenced
+```` ```tool_call ```` JSON, `<tool_call>` tags, bare JSON, Python-style calls, Mistral, Llama,
+Gemma, Qwen3-Coder / GLM / MiniMax XML, DeepSeek, Kimi, gpt-oss Harmony...). `PromptedTools` wraps
+a text-only model so that the loop can give it tools: `render_catalogue` is the prompt it uses.
 """
 
 from ._events import (

@@ -21,7 +21,7 @@ from ..events import (
     ToolCallStarted,
 )
 from ..messages import Message, TextPart, ToolCall, ToolResult
-from ..models import Model, ModelRequest, NamedToolChoice, get_model
+from ..models import Model, ModelProfile, ModelRequest, NamedToolChoice, get_model
 from ._events import (
     ArgumentsDelta,
     CallInvalid,
@@ -44,11 +44,16 @@ class PromptedTools:
     """Wraps a text-only model (a `Model` or a model string) so that it can call tools.
 
     `profile` names the model's habits (reasoning tags, its own call format); by default it is
-    guessed from the inner model's name. Calls are started with no id: the loop assigns them.
+    the inner adapter's `profile.text_tool_format`, else guessed from the model's name. Calls are
+    started with no id: the loop assigns them.
     """
 
     def __init__(self, model: Model | str, *, profile: Profile | str | None = None) -> None:
         self.inner = get_model(model)
+        if profile is None:
+            declared = getattr(self.inner, "profile", None)
+            if isinstance(declared, ModelProfile) and declared.text_tool_format is not None:
+                profile = declared.text_tool_format
         self.profile = (
             profile_for_model(self.inner.name) if profile is None else get_profile(profile)
         )

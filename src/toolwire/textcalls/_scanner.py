@@ -23,9 +23,14 @@ class Scanner:
     possible partial marker is held back. The events do not depend on how the text was chunked.
 
     `tools` are the tools the model was offered (names, dicts with a JSON Schema, or toolwire
-    tools): a call written without a marker (bare JSON, `f(x=1)`) needs a known tool's name, and
-    positional arguments and XML-style values are read by the tool's schema. `profile` names the
-    model's format (see `PROFILES`) or is a `Profile`.
+    tools). Behind an explicit marker (`<tool_call>`, a ```` ```tool_call ```` fence,
+    `[TOOL_CALLS]`, special tokens...) a call is a call whatever its name, and its arguments
+    stream as written.
+    Without one (bare JSON, `f(x=1)` at the start of the reply), or behind a weak one
+    (```` ```json ````, `<code>`), it must name a known tool and be whole and well-formed before
+    it counts. Positional arguments and XML-style values are read by the tool's schema.
+    `profile` is a `Profile`, a profile's name (see `PROFILES`), a vLLM tool-parser name or a
+    model's name.
     """
 
     def __init__(
