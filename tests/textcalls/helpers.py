@@ -37,6 +37,7 @@ def events_for(
     for chunk in chunks:
         events += scanner.feed(chunk)
     events += scanner.close()
+    assert not scanner._machine._items, "a call attempt's text recorder outlived it"
     return events
 
 

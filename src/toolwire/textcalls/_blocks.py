@@ -103,11 +103,9 @@ class Block:
     def item_done(self, m: Machine, outcome: Outcome) -> None:
         if outcome != "text":
             self.items += 1
-        if self.spec.single or not self.spec.closers:
-            if outcome != "ok" or self.spec.single:
-                m.pop(self)
-            return
-        if outcome == "failed":
+        if self.spec.single or (outcome != "ok" and not self.spec.closers):
+            m.pop(self)  # one item only, or no closer to read up to
+        elif outcome == "failed":
             self._state = _SKIP  # the rest of a broken call, up to the closer
         elif outcome == "text":
             self._state = _RESIDUAL

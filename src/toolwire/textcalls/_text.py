@@ -191,20 +191,20 @@ class TextMode:
         if char in ";," and self._after_bare_call:  # `{...}; {...}`
             self._after_bare_call = False
             return i + 1
-        reader: Mode | None = None
+        if char not in "{[" and char not in IDENT_START:
+            self.emit(m, char)
+            return i + 1
+        m.begin_candidate(i)  # first: the reader's own records belong to the candidate
+        reader: Mode
         if char == "{":
             reader = JsonCallReader(m, self, i)
         elif char == "[":
             reader = ListReader(m, self, i)
-        elif char in IDENT_START:
+        else:
             reader = NamedCallReader(m, self, i, explicit=False, json_args=True)
-        if reader is not None:
-            m.begin_candidate(i)
-            m.push(reader)
-            self._bare = True
-            return i
-        self.emit(m, char)
-        return i + 1
+        m.push(reader)
+        self._bare = True
+        return i
 
     def _backticks(self, m: Machine, buf: str, i: int) -> int:
         run = self._ticks.run(m, buf, i)
