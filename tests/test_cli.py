@@ -226,8 +226,8 @@ def wait(seconds: float) -> str:
     return "waited"
 
 @tool(side_effect="read_only")
-def quick() -> str:
-    """Quick."""
+async def quick() -> str:
+    """Quick (async, so it finishes before the slow call's thread starts)."""
     return "quick done"
 '''
 

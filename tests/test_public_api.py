@@ -20,6 +20,7 @@ PACKAGES = [
     "toolwire.run",
     "toolwire.clock",
     "toolwire.mcp",
+    "toolwire.textcalls",
     "toolwire.models.openai_responses",
     "toolwire.models.openai_chat",
     "toolwire.models.anthropic",

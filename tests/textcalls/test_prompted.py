@@ -4,6 +4,7 @@ through the loop."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -299,3 +300,14 @@ def test_tools_from_definitions_dicts_and_names_mix() -> None:
         "## c",
         "## get_weather",
     ]
+
+
+def test_prompted_model_string_wraps_any_model(tmp_path: Path) -> None:
+    from toolwire.models import get_model
+    from toolwire.textcalls import PromptedTools
+
+    script = tmp_path / "turns.json"
+    script.write_text(json.dumps([{"text": "hello"}]))
+    model = get_model(f"prompted:scripted:{script}")
+    assert isinstance(model, PromptedTools)
+    assert model.inner.name == f"scripted:{script}"

@@ -26,6 +26,8 @@ _providers: dict[str, str | ModelFactory] = {
     "anthropic": "toolwire.models.anthropic:anthropic_from_spec",
     "gemini": "toolwire.models.gemini:gemini_from_spec",
     "bedrock": "toolwire.models.bedrock:bedrock_from_spec",
+    # `prompted:MODEL` gives any text-only model tool calling through the text-call scanner.
+    "prompted": "toolwire.textcalls:PromptedTools",
 }
 _entry_points_loaded = False
 
