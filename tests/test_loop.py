@@ -590,3 +590,23 @@ def test_idempotency_key_is_stable_per_run_and_call() -> None:
     run_once()
     run_once()
     assert keys[0] == keys[1] and len(keys[0]) == 32
+
+
+def test_a_call_the_adapter_could_not_read_never_runs_and_says_why() -> None:
+    from toolwire.events import ToolCallFailed
+
+    failed = [
+        ToolCallStarted(index=0, name="add", id="c1"),
+        ToolCallArgumentsDelta(index=0, delta='{"a": 1, "b": 2}'),
+        ToolCallFailed(index=0, reason="a stray token inside the call"),
+        ResponseCompleted(finish_reason="tool_calls"),
+    ]
+    answer = [TextDelta(text="sorry"), ResponseCompleted(finish_reason="stop")]
+    result = Agent(Streams(failed, answer), [add]).run_sync("go")
+    assert results(result.messages) == [
+        (
+            "add",
+            "This call could not be read (a stray token inside the call), so it was not run.",
+            True,
+        )
+    ]

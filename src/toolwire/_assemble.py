@@ -16,6 +16,7 @@ from .events import (
     ResponseCompleted,
     TextDelta,
     ToolCallArgumentsDelta,
+    ToolCallFailed,
     ToolCallStarted,
     UsageReported,
 )
@@ -37,6 +38,7 @@ class _PendingCall:
     name: str
     provider_data: Mapping[str, Any] | None
     chunks: list[str] = field(default_factory=list)
+    failure: str | None = None
 
 
 class ResponseBuilder:
@@ -78,18 +80,22 @@ class ResponseBuilder:
             self._calls[event.index] = pending
             self._parts.append(pending)
         elif isinstance(event, ToolCallArgumentsDelta):
-            pending_call = self._calls.get(event.index)
-            if pending_call is None:
-                raise ProviderError(
-                    f"malformed stream: arguments for unknown call index {event.index}",
-                    retryable=True,
-                )
-            pending_call.chunks.append(event.delta)
+            self._pending(event.index).chunks.append(event.delta)
+        elif isinstance(event, ToolCallFailed):
+            self._pending(event.index).failure = event.reason
         elif isinstance(event, UsageReported):
             self._usage = self._usage + event.usage
         else:
             self._completed = event
         return event
+
+    def _pending(self, index: int) -> _PendingCall:
+        pending = self._calls.get(index)
+        if pending is None:
+            raise ProviderError(
+                f"malformed stream: an event for unknown call index {index}", retryable=True
+            )
+        return pending
 
     def finish(self) -> ModelResponse:
         if self._completed is None:
@@ -128,15 +134,18 @@ def _finish_call(pending: _PendingCall, cut_off: bool) -> ToolCall:
     try:
         arguments = json.loads(raw) if raw.strip() else {}
     except json.JSONDecodeError as exc:
-        error = (
-            "The reply was cut off (length limit) while this call was being written, so it was "
-            "not run. Write the call again, shorter."
-            if cut_off
-            else f"The arguments are not valid JSON ({exc.msg} at position {exc.pos}); not run."
-        )
+        error = f"The arguments are not valid JSON ({exc.msg} at position {exc.pos}); not run."
     if error is None and not isinstance(arguments, dict):
         error = "The arguments must be a JSON object of parameter names to values; not run."
+    if pending.failure is not None or error is not None:
         arguments = {}
+        if cut_off:
+            error = (
+                "The reply was cut off (length limit) while this call was being written, so it "
+                "was not run. Write the call again, shorter."
+            )
+        elif pending.failure is not None:
+            error = f"This call could not be read ({pending.failure}), so it was not run."
     return ToolCall(
         id=pending.id,
         name=pending.name,

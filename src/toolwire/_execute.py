@@ -39,7 +39,6 @@ async def execute_calls(
     state: RunState, calls: Sequence[ToolCall], catalogue: Mapping[str, Tool], step: int
 ) -> tuple[ToolResult, ...]:
     """Read-only calls next to each other run concurrently; any other call runs alone, in order."""
-    state.answered.clear()
     state.guard.begin_turn()
     limiter = anyio.CapacityLimiter(state.limits.max_concurrency)
     for batch in _batches(calls, catalogue):
@@ -58,7 +57,7 @@ async def execute_calls(
             async with anyio.create_task_group() as group:
                 for item in ready:
                     group.start_soon(_run_limited, state, item, step, limiter)
-    return tuple(state.answered[call.id] for call in calls)
+    return state.close_turn(calls)
 
 
 def answer_the_rest(
@@ -71,7 +70,7 @@ def answer_the_rest(
         if call.id not in state.answered:
             result = ToolResult(call_id=call.id, name=call.name, content=why, is_error=True)
             _answer(state, call, result, step, now, None)
-    return tuple(state.answered[call.id] for call in calls)
+    return state.close_turn(calls)
 
 
 def _batches(calls: Sequence[ToolCall], catalogue: Mapping[str, Tool]) -> list[list[ToolCall]]:
@@ -240,10 +239,10 @@ def _answer(
             is_error=result.is_error,
         )
     duration = state.clock.now() - started
-    state.answered[call.id] = result
-    state.records.append(
-        CallRecord(call=call, result=result, step=step, duration=duration, decided_by=decided_by)
+    record = CallRecord(
+        call=call, result=result, step=step, duration=duration, decided_by=decided_by
     )
+    state.answered[call.id] = (result, record)
     state.emit(
         ToolResultReady(
             call=call,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +11,7 @@ from .approval import Approver
 from .clock import Clock, IdSource
 from .events import RunEvent
 from .limits import Limits
-from .messages import ToolResult
+from .messages import ToolCall, ToolResult
 from .run import CallRecord
 
 
@@ -28,8 +28,16 @@ class RunState:
     deadline: float | None
     guard: LoopGuard
     records: list[CallRecord] = field(default_factory=list)
-    answered: dict[str, ToolResult] = field(default_factory=dict)
-    """Results of the current turn so far, so a cancelled turn can still answer every call."""
+    answered: dict[str, tuple[ToolResult, CallRecord]] = field(default_factory=dict)
+    """Results of the current turn so far, in finishing order, so a cancelled turn can still
+    answer every call."""
+
+    def close_turn(self, calls: Sequence[ToolCall]) -> tuple[ToolResult, ...]:
+        """The turn's results and records, in the order the calls were written."""
+        done = [self.answered[call.id] for call in calls]
+        self.records.extend(record for _, record in done)
+        self.answered.clear()
+        return tuple(result for result, _ in done)
 
     def remaining(self) -> float | None:
         return None if self.deadline is None else self.deadline - self.clock.now()

@@ -33,6 +33,7 @@ __all__ = [
     "StopReason",
     "TextDelta",
     "ToolCallArgumentsDelta",
+    "ToolCallFailed",
     "ToolCallReady",
     "ToolCallStarted",
     "ToolResultReady",
@@ -84,6 +85,16 @@ class ToolCallArgumentsDelta:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class ToolCallFailed:
+    """The adapter could not read this call (malformed text, a provider's own parse error): it
+    never runs, and the model is told `reason`."""
+
+    index: int
+    reason: str
+    kind: Literal["tool_call_failed"] = "tool_call_failed"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class UsageReported:
     usage: Usage
     kind: Literal["usage_reported"] = "usage_reported"
@@ -103,6 +114,7 @@ ModelEvent: TypeAlias = (
     | ReasoningDelta
     | ToolCallStarted
     | ToolCallArgumentsDelta
+    | ToolCallFailed
     | UsageReported
     | ResponseCompleted
 )

@@ -18,6 +18,7 @@ from ..events import (
     ResponseCompleted,
     TextDelta,
     ToolCallArgumentsDelta,
+    ToolCallFailed,
     ToolCallStarted,
 )
 from ..messages import Message, TextPart, ToolCall, ToolResult
@@ -119,7 +120,6 @@ class _Reader:
         self.scanner = scanner
         self._indexes: dict[int, int] = {}  # scanner index -> response index
         self._native: dict[int, int] = {}
-        self._streamed: set[int] = set()
         self._count = 0
 
     def _allocate(self) -> int:
@@ -142,20 +142,12 @@ class _Reader:
                 self._indexes[event.index] = index = self._allocate()
                 out.append(ToolCallStarted(index=index, name=event.name))
             elif isinstance(event, ArgumentsDelta):
-                self._streamed.add(event.index)
                 out.append(
                     ToolCallArgumentsDelta(index=self._indexes[event.index], delta=event.delta)
                 )
-            elif isinstance(event, CallInvalid) and event.index not in self._streamed:
-                # Empty argument text would run as `{}`: say why instead, which never parses.
-                out.append(
-                    ToolCallArgumentsDelta(
-                        index=self._indexes[event.index],
-                        delta=f"(not a valid call: {event.reason})",
-                    )
-                )
-            # A completed call needs nothing more: its deltas already are its arguments; an
-            # invalid one's never parse (the closing brace only comes with completion).
+            elif isinstance(event, CallInvalid):
+                out.append(ToolCallFailed(index=self._indexes[event.index], reason=event.reason))
+            # A completed call needs nothing more: its deltas already are its arguments.
         return out
 
     def finish_reason(self, inner: FinishReason) -> FinishReason:
