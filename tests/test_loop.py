@@ -610,3 +610,26 @@ def test_a_call_the_adapter_could_not_read_never_runs_and_says_why() -> None:
             True,
         )
     ]
+
+
+def test_run_sync_keeps_one_event_loop_for_a_models_connections() -> None:
+    import asyncio
+
+    class LoopBound:
+        """Like an HTTP client's pool: bound to the event loop it was first used on."""
+
+        name = "loop-bound"
+
+        def __init__(self) -> None:
+            self.loop: asyncio.AbstractEventLoop | None = None
+
+        async def stream(self, request: ModelRequest) -> AsyncIterator[Any]:
+            running = asyncio.get_running_loop()
+            assert self.loop in (None, running), "used from another event loop"
+            self.loop = running
+            yield TextDelta(text="ok")
+            yield ResponseCompleted(finish_reason="stop")
+
+    model = LoopBound()
+    assert Agent(model).run_sync("one").output == "ok"
+    assert Agent(model).run_sync("two").output == "ok"

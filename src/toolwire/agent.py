@@ -14,6 +14,7 @@ from ._execute import answer_the_rest, execute_calls
 from ._loopguard import LoopGuard
 from ._redact import secret_env_values
 from ._state import RunState
+from ._sync import sync_runner
 from .approval import Approver
 from .clock import Clock, EventLoopClock, IdSource, new_run_id
 from .errors import ProviderError, UsageError
@@ -83,6 +84,10 @@ class Agent:
         if aclose is not None:
             await aclose()
 
+    def close(self) -> None:
+        """`aclose` from synchronous code, on the event loop `run_sync` uses."""
+        sync_runner.run(self.aclose)
+
     async def __aenter__(self) -> Agent:
         return self
 
@@ -137,8 +142,9 @@ class Agent:
         return await loop.run()
 
     def run_sync(self, prompt: str | None = None, **options: Any) -> RunResult:
-        """`run` from synchronous code (the same loop, on a fresh event loop)."""
-        return anyio.run(functools.partial(self.run, prompt, **options))
+        """`run` from synchronous code: the same loop, on one event loop kept in a background
+        thread for all synchronous calls, so a model's connections survive from call to call."""
+        return sync_runner.run(functools.partial(self.run, prompt, **options))
 
     @asynccontextmanager
     async def iter(

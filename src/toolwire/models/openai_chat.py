@@ -171,7 +171,9 @@ def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                 for call in message.tool_calls
             ]
             if text or calls:
-                entry: dict[str, Any] = {"role": "assistant", "content": text or None}
+                # An empty string, not null: compatible servers such as llama_cpp.server reject
+                # a null content and their templates read the key even beside tool calls.
+                entry: dict[str, Any] = {"role": "assistant", "content": text}
                 if calls:
                     entry["tool_calls"] = calls
                 out.append(entry)

@@ -1,0 +1,51 @@
+"""Synchronous entry points drive the same async loop on an event loop of their own."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+class SyncRunner:
+    """One event loop in a daemon thread, started on first use and kept: connections an adapter
+    opens in one `run_sync` call (an HTTP client's pool) stay usable in the next, by any agent
+    sharing the model, which a fresh event loop per call would break."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+
+    def run(self, function: Callable[[], Awaitable[T]]) -> T:
+        loop = self._running_loop()
+        finished = threading.Event()
+
+        async def guarded() -> T:
+            try:
+                return await function()
+            finally:
+                finished.set()
+
+        future = asyncio.run_coroutine_threadsafe(guarded(), loop)
+        try:
+            return future.result()
+        except KeyboardInterrupt:
+            # Ctrl-C lands in the calling thread: cancel the run and wait until it has answered
+            # every open call, then let the interrupt go on.
+            future.cancel()
+            finished.wait()
+            raise
+
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="toolwire-sync", daemon=True).start()
+                self._loop = loop
+            return self._loop
+
+
+sync_runner = SyncRunner()
