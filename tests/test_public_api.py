@@ -21,6 +21,8 @@ PACKAGES = [
     "toolwire.clock",
     "toolwire.mcp",
     "toolwire.textcalls",
+    "toolwire.builtin",
+    "toolwire.evals",
     "toolwire.models.openai_responses",
     "toolwire.models.openai_chat",
     "toolwire.models.anthropic",

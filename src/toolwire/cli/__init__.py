@@ -16,6 +16,7 @@ COMMANDS = [
     "toolwire.cli._run",
     "toolwire.cli._tools",
     "toolwire.cli._logs",
+    "toolwire.cli._eval",
 ]
 
 EXIT_USAGE = 2
