@@ -206,11 +206,16 @@ def test_bad_input_gives_one_clear_line(project: Path, args: list[str], message:
     assert "Traceback" not in done.stderr
 
 
-def test_run_without_a_model_names_the_available_ones(project: Path) -> None:
-    done = toolwire("run", "hi", "--tools", str(project / "tools.py"))
-    if done.returncode == 0:
-        pytest.skip("the embedded model is installed")
+def test_run_without_a_model_says_so_when_the_embedded_model_is_missing(project: Path) -> None:
+    # A fresh environment without the `local` extra: the registry cannot resolve the default.
+    code = (
+        "import sys; sys.modules['toolwire.models.local'] = None\n"
+        "from toolwire.cli import main\n"
+        f"sys.exit(main(['run', 'hi', '--tools', {str(project / 'tools.py')!r}]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
+    assert "embedded default model is not available" in done.stderr
     assert "scripted:" in done.stderr and "--model" in done.stderr
 
 

@@ -21,6 +21,7 @@ ENTRY_POINT_GROUP = "toolwire.models"
 
 _providers: dict[str, str | ModelFactory] = {
     "scripted": "toolwire.models._scripted:scripted_from_spec",
+    "local": "toolwire.models.local:from_spec",
     "openai": "toolwire.models.openai_responses:openai_from_spec",
     "openai-chat": "toolwire.models.openai_chat:openai_chat_from_spec",
     "anthropic": "toolwire.models.anthropic:anthropic_from_spec",

@@ -1,0 +1,153 @@
+"""BFCL (non-live) accuracy of a local model through toolwire, against the same model used raw.
+
+    python bench/local_bfcl.py DATASET.jsonl [--model local] [--limit N] [--categories a,b]
+                               [--out-dir bench/out] [--only toolwire|raw]
+
+"raw" is the model as llama-cpp-python serves it on its own: `create_chat_completion` with the
+GGUF's chat template and the tools, greedy decoding, and every JSON object with a `name` and
+`arguments` (or `parameters`) found in the reply taken as a call. "toolwire" is the `local`
+adapter (template, scanner, call steering). Both run on the same loaded model, in one process,
+over the same items. Predictions are written as they are made (resumable: rerun the same command
+to continue); the table covers the items predicted so far by both.
+
+Make the dataset first: python -m toolwire.evals.bfcl bfcl.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from toolwire.evals import (
+    EvalItem,
+    PredictedCall,
+    Prediction,
+    format_report,
+    load_dataset,
+    model_predictor,
+    run_eval,
+    score,
+    select_items,
+)
+from toolwire.models import get_model
+from toolwire.models.local import LocalModel
+
+
+def raw_predictor(model: LocalModel) -> Any:
+    llm = model.engine.llm
+
+    async def predict(item: EvalItem) -> Prediction:
+        messages = [{"role": m.role, "content": m.text} for m in item.messages]
+        tools = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.parameters,
+                },
+            }
+            for t in item.tools
+        ]
+        started = time.perf_counter()
+        reply = await anyio.to_thread.run_sync(
+            lambda: llm.create_chat_completion(
+                messages=messages, tools=tools, temperature=0.0, max_tokens=1024
+            )
+        )
+        text = reply["choices"][0]["message"].get("content") or ""
+        usage = reply.get("usage", {})
+        return Prediction(
+            id=item.id,
+            category=item.category,
+            calls=tuple(json_calls(text)),
+            text=text,
+            seconds=time.perf_counter() - started,
+            input_tokens=usage.get("prompt_tokens", 0),
+            output_tokens=usage.get("completion_tokens", 0),
+        )
+
+    return predict
+
+
+def json_calls(text: str) -> list[PredictedCall]:
+    """Every top-level JSON object (or list of objects) in `text` shaped like a call."""
+    decoder = json.JSONDecoder()
+    calls: list[PredictedCall] = []
+    position = 0
+    while position < len(text):
+        if text[position] not in "{[":
+            position += 1
+            continue
+        try:
+            value, end = decoder.raw_decode(text, position)
+        except ValueError:
+            position += 1
+            continue
+        for candidate in value if isinstance(value, list) else [value]:
+            if isinstance(candidate, dict) and isinstance(candidate.get("name"), str):
+                arguments = candidate.get("arguments", candidate.get("parameters", {}))
+                calls.append(
+                    PredictedCall(
+                        name=candidate["name"],
+                        arguments=arguments if isinstance(arguments, dict) else None,
+                    )
+                )
+        position = end
+    return calls
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dataset")
+    parser.add_argument("--model", default="local")
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--categories")
+    parser.add_argument("--out-dir", default="bench/out")
+    parser.add_argument("--only", choices=["toolwire", "raw"])
+    args = parser.parse_args()
+    items = select_items(
+        load_dataset(args.dataset),
+        categories=args.categories.split(",") if args.categories else None,
+        limit=args.limit,
+    )
+    model = get_model(args.model)
+    if not isinstance(model, LocalModel):
+        sys.exit("this benchmark compares a local: model with its raw use")
+    out = Path(args.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    slug = args.model.replace(":", "_").replace("/", "_")
+    runs = {
+        "toolwire": (out / f"{slug}.toolwire.jsonl", lambda: model_predictor(model)),
+        "raw": (out / f"{slug}.raw.jsonl", lambda: raw_predictor(model)),
+    }
+    results = {}
+    for which, (path, predictor) in runs.items():
+        if args.only and which != args.only:
+            continue
+
+        def progress(item: EvalItem, prediction: Prediction, which: str = which) -> None:
+            print(f"{which} {item.id} {len(prediction.calls)} calls {prediction.seconds:.1f}s",
+                  file=sys.stderr, flush=True)  # fmt: skip
+
+        results[which] = anyio.run(
+            functools.partial(run_eval, items, predictor(), path, on_prediction=progress)
+        )
+    for which, predictions in results.items():
+        print(f"\n{which} ({args.model}, {len(predictions)} items)")
+        print(format_report(score(items, predictions)))
+    if len(results) == 2:
+        ours, raw = (score(items, results[w]) for w in ("toolwire", "raw"))
+        print(f"\ntoolwire - raw: {100 * (ours.mean_accuracy - raw.mean_accuracy):+.1f} points "
+              "(mean of categories)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

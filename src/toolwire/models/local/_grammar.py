@@ -1,0 +1,88 @@
+"""llama.cpp grammars (GBNF) that make a reply a well-formed tool call in the model's own format.
+
+With `strict`, each tool's arguments follow its JSON Schema (llama-cpp-python's JSON Schema to
+GBNF converter, which also forbids properties the schema does not declare); without, they are
+any JSON object. The call structure itself (markers, name, arguments) is always fixed, so a call
+that is required is certain to be one.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ...tools import ToolDefinition
+from ._formats import CallFormat
+
+__all__ = ["MAX_PARALLEL_CALLS", "calls_grammar"]
+
+MAX_PARALLEL_CALLS = 8
+_MAX_REF_DEPTH = 3
+
+
+def calls_grammar(
+    call_format: CallFormat,
+    tools: Sequence[ToolDefinition],
+    *,
+    strict: bool,
+    parallel: bool,
+) -> str:
+    """A grammar for one call (or, with `parallel`, one or more) to any of `tools`."""
+    grammars: Any = importlib.import_module("llama_cpp.llama_grammar")
+    converter = grammars.SchemaConverter(
+        prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False
+    )
+    alternatives = []
+    for number, tool in enumerate(tools):
+        name = f"tool{number}-arguments"
+        arguments = None
+        if strict:
+            schema = _inline_refs(dict(tool.parameters), tool.parameters, 0)
+            schema.setdefault("type", "object")
+            schema.setdefault("properties", {})
+            try:
+                arguments = converter.visit(schema, name)
+            except (ValueError, KeyError, TypeError, AssertionError, RecursionError):
+                # A schema the converter cannot express: this tool's arguments are held to
+                # being a JSON object only, and the tool's own validation does the rest.
+                arguments = None
+        if arguments is None:
+            arguments = converter.visit({"type": "object"}, name)
+        before, after = call_format.call_text(tool.name)
+        alternatives.append(f"{_literal(before)} {arguments} {_literal(after)}")
+    rules: str = converter.format_grammar()
+    call = "call ::= " + " | ".join(f"( {a} )" for a in alternatives)
+    separator = _literal(call_format.separator)
+    # A bound on parallel calls: small models otherwise repeat a call until the token limit.
+    more = f" ( {separator} call ){{0,{MAX_PARALLEL_CALLS - 1}}}" if parallel else ""
+    root = f"root ::= call{more}"
+    return f"{root}\n{call}\n{rules}"
+
+
+def _inline_refs(node: Any, root: Mapping[str, Any], depth: int) -> Any:
+    """`node` with local `$ref`s (`#/$defs/X`, `#/definitions/X`) replaced by what they name;
+    past a few levels (recursive schemas) a reference becomes "any value"."""
+    if isinstance(node, list):
+        return [_inline_refs(item, root, depth) for item in node]
+    if not isinstance(node, Mapping):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        target: Any = root
+        for key in ref.removeprefix("#/").split("/") if ref.startswith("#/") else [None]:
+            target = target.get(key) if isinstance(target, Mapping) and key else None
+        if target is None or depth >= _MAX_REF_DEPTH:
+            return {}
+        return _inline_refs(target, root, depth + 1)
+    return {
+        key: _inline_refs(value, root, depth)
+        for key, value in node.items()
+        if key not in ("$defs", "definitions")
+    }
+
+
+def _literal(text: str) -> str:
+    # GBNF string literals take JSON-style escapes.
+    return json.dumps(text, ensure_ascii=False)

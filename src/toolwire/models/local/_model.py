@@ -1,0 +1,309 @@
+"""`LocalModel`: a GGUF model in this process, speaking the `Model` contract.
+
+Each request is rendered with the model's own chat template into one prompt. Because the
+conversation only ever grows by appending, each prompt starts with the previous one, and the
+engine evaluates only what was added (see `_engine`). The reply streams through the text
+tool-call scanner, told the family's own call format first.
+
+A model whose template cannot lay out tools (SmolLM2, many base-chat models) gets them in prompted
+mode: `toolwire.textcalls.PromptedTools` writes the catalogue into the system prompt and reads
+the calls; generation (grammars, the call gate) is planned here all the same.
+
+Tool choice:
+- `auto`: the model writes freely, but may open its reply with a call only if it gives that
+  opening at least `call_threshold` probability (small models otherwise call a tool for
+  questions no tool fits). A reply that opens a call, in whatever format the model chose
+  (fenced or bare JSON are common), is generated again from its start under a grammar, so the
+  call is in the family's own format, may be followed by more calls, and names a real tool; with
+  `strict` (the default) its arguments also match the tool's JSON Schema. A reply that opens
+  with prose stays free text. A call the conversation already has the result of is dropped
+  (small models repeat calls instead of reading the result); a reply left with no call is
+  written again as text.
+- `required` / a named tool: a grammar forces a call (to that tool); its arguments follow the
+  schema with `strict`, and are any JSON object without.
+In both, a reply stops at a call it has already made (small models repeat one until the token
+limit).
+- `none`: the tools stay in the prompt (so the cache still matches) but the family's call marker
+  cannot be sampled and nothing is read as a call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio.to_thread
+
+from ...errors import UsageError
+from ...events import ModelEvent
+from ...messages import Message, ToolCall
+from ...textcalls import PromptedTools, profile_for_model
+from ...tools import ToolDefinition
+from .._base import ModelProfile, ModelRequest, ModelSettings, NamedToolChoice
+from ._calls import CallReader, ScannerFactory, default_scanner
+from ._engine import Engine, GenerationRequest
+from ._formats import PROMPTED, CallFormat, call_key, detect_format
+from ._grammar import calls_grammar
+from ._reply import Plan, Reply, Steering
+from ._template import ChatTemplate, template_messages, template_tools
+
+__all__ = ["LocalModel"]
+
+DEFAULT_MAX_OUTPUT_TOKENS = 1024
+DEFAULT_GUIDANCE = (
+    "You can call functions, but most requests need none. Call a function only if its "
+    "description says it does exactly what the user asks for. Otherwise answer in plain text."
+)
+"""Added to the system message whenever tools are offered (so it stays in the cached prefix):
+with the call threshold below, it is what keeps small models from calling a tool for questions
+no tool fits. Chosen on BFCL items (bench/local_bfcl.py), among a handful of phrasings."""
+DEFAULT_CALL_THRESHOLD = 0.7
+"""A reply may open with a call only if the model gives the tokens that open one at least this
+probability together; below it, the reply starts as text. On BFCL items it turns most calls to
+tools that do not fit into answers while keeping nearly all calls that do."""
+
+ANSWER_FROM_RESULTS = "Answer in one sentence, in plain text."
+"""Asks for the answer when the model would only repeat a call (chosen on the built-in tools)."""
+
+_PLAN = "toolwire.local.plan"
+"""Where a prompted-mode request carries its plan through `PromptedTools` to the inner call."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    engine: Engine
+    template: ChatTemplate
+    native: bool
+    """The template lays out tools itself (else: prompted mode)."""
+    call_format: CallFormat
+    profile: str
+    banned_in_none: tuple[int, ...]
+    call_openers: tuple[int, ...]
+    reply_enders: tuple[int, ...]
+    braces: tuple[int, ...]
+
+
+class LocalModel:
+    """A GGUF model run by llama.cpp in this process.
+
+    `source` is the GGUF file, or a function that produces it on first use (assembling a
+    packaged model, downloading from the Hub), called once, in a worker thread.
+    """
+
+    def __init__(
+        self,
+        source: Path | str | Callable[[], Path],
+        *,
+        name: str | None = None,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        n_gpu_layers: int = 0,
+        strict: bool = True,
+        max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
+        guidance: str | None = DEFAULT_GUIDANCE,
+        call_threshold: float | None = DEFAULT_CALL_THRESHOLD,
+        scanner: ScannerFactory = default_scanner,
+    ) -> None:
+        if callable(source):
+            self._locate: Callable[[], Path] = source
+        else:
+            path = Path(source).expanduser()
+            if not path.is_file():
+                raise UsageError(f"no GGUF model file at {path}")
+            self._locate = lambda: path
+        if call_threshold is not None and not 0.0 <= call_threshold <= 1.0:
+            raise UsageError("call_threshold is a probability, from 0 to 1")
+        self._name = name or f"local:{source}"
+        self._engine_options = (n_ctx, n_threads, n_gpu_layers)
+        self.strict = strict
+        self.max_output_tokens = max_output_tokens
+        self.guidance = guidance
+        self.call_threshold = call_threshold
+        self._scanner = scanner
+        self._loaded: _Loaded | None = None
+        self._load_lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def profile(self) -> ModelProfile:
+        return ModelProfile(
+            native_tools=False,
+            parallel_tool_calls=True,
+            strict_schemas=self.strict,
+            text_tool_format=self._loaded.profile if self._loaded else None,
+        )
+
+    @property
+    def engine(self) -> Engine:
+        """The loaded engine (loading it now if needed)."""
+        return self.load().engine
+
+    def load(self) -> _Loaded:
+        """Locate, verify and load the model. Blocking; done once."""
+        with self._load_lock:
+            if self._loaded is None:
+                self._loaded = self._load()
+            return self._loaded
+
+    def _load(self) -> _Loaded:
+        n_ctx, n_threads, n_gpu_layers = self._engine_options
+        engine = Engine(self._locate(), n_ctx=n_ctx, n_threads=n_threads, n_gpu_layers=n_gpu_layers)
+        source = engine.metadata.get("tokenizer.chat_template")
+        if not source:
+            raise UsageError(
+                f"{engine.path} has no chat template: toolwire needs an instruction-tuned model "
+                "whose GGUF carries its template"
+            )
+        template = ChatTemplate(
+            source,
+            bos_token=engine.token_text(engine.bos_token),
+            eos_token=engine.token_text(engine.eos_token),
+        )
+        native = template.supports_tools
+        call_format = detect_format(source) if native else PROMPTED
+        family = engine.metadata.get("general.basename") or engine.metadata.get("general.name")
+        profile = call_format.profile or profile_for_model(family or self._name).name
+        marker = call_format.start.strip()
+        return _Loaded(
+            engine=engine,
+            template=template,
+            native=native,
+            call_format=call_format,
+            profile=profile,
+            banned_in_none=tuple(engine.token_ids(marker)) if marker else (),
+            call_openers=engine.tokens_where(call_format.may_open_call),
+            reply_enders=engine.reply_enders(),
+            braces=engine.tokens_where(lambda text: "{" in text),
+        )
+
+    def render(self, request: ModelRequest) -> str:
+        """The prompt text this request becomes (with the model's chat template)."""
+        loaded = self.load()
+        tools = template_tools(request.tools) if request.tools else None
+        if tools and not loaded.native:
+            raise UsageError(f"{self.name}: its chat template lays out no tools")
+        return loaded.template.render(template_messages(self._guided(request)), tools)
+
+    def _guided(self, request: ModelRequest) -> Sequence[Message]:
+        messages = request.messages
+        if not (request.tools and self.guidance):
+            return messages
+        if messages and messages[0].role == "system":
+            return (Message.system(f"{messages[0].text}\n\n{self.guidance}"), *messages[1:])
+        return (Message.system(self.guidance), *messages)
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        loaded = await anyio.to_thread.run_sync(self.load)
+        if request.tools and not loaded.native:
+            events = self._prompted(loaded, request)
+        else:
+            events = self._native(loaded, request)
+        async for event in events:
+            yield event
+
+    def _prompted(self, loaded: _Loaded, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        """Tools through the prompt: PromptedTools renders the catalogue and reads the calls;
+        the inner request (no tools) carries the generation plan."""
+        plan = self._plan(loaded, request)
+        settings = request.settings
+        planned = dataclasses.replace(
+            request,
+            messages=tuple(self._guided(request)),
+            settings=dataclasses.replace(settings, extra={**settings.extra, _PLAN: plan}),
+        )
+        return PromptedTools(self, profile=loaded.profile).stream(planned)
+
+    async def _native(self, loaded: _Loaded, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        planned = request.settings.extra.get(_PLAN)
+        plan = planned if isinstance(planned, Plan) else self._plan(loaded, request)
+        reader = None
+        if request.tools and request.tool_choice != "none":
+            reader = CallReader(self._scanner(request.tools, loaded.profile))
+        prompt = self.render(request)
+        engine = loaded.engine
+        add_bos = engine.adds_bos() and not prompt.startswith(loaded.template.bos_token)
+        base = _generation(engine.tokenize(prompt, add_bos=add_bos), request.settings, self)
+        answer_tokens = None
+        if plan.answer is not None:
+            folded = dataclasses.replace(request, messages=plan.answer)
+            answer_tokens = engine.tokenize(self.render(folded), add_bos=add_bos)
+        reply = Reply(
+            engine,
+            loaded.call_format,
+            plan,
+            base,
+            reader,
+            Steering(
+                call_openers=loaded.call_openers,
+                call_threshold=self.call_threshold,
+                reply_enders=loaded.reply_enders,
+                prose_only=(*loaded.banned_in_none, *loaded.braces),
+            ),
+            answer_tokens=answer_tokens,
+        )
+        async for event in reply.events():
+            yield event
+
+    def _plan(self, loaded: _Loaded, request: ModelRequest) -> Plan:
+        choice = request.tool_choice
+        if not request.tools or choice == "none":
+            return Plan("text", banned=loaded.banned_in_none if request.tools else ())
+        if choice == "auto":
+            answered = frozenset(
+                call_key(part.name, part.arguments)
+                for message in request.messages
+                for part in message.parts
+                if isinstance(part, ToolCall)
+            )
+            grammar = self._grammar(loaded, request, request.tools)
+            answer = _results_folded(request.messages, loaded.call_format) if answered else None
+            return Plan("decide", grammar=grammar, answered=answered, answer=answer)
+        tools: Sequence[ToolDefinition] = request.tools
+        if isinstance(choice, NamedToolChoice):
+            tools = [t for t in request.tools if t.name == choice.name]
+            if not tools:
+                raise UsageError(f"tool_choice names {choice.name!r}, which is not among the tools")
+        return Plan("forced", grammar=self._grammar(loaded, request, tools))
+
+    def _grammar(
+        self, loaded: _Loaded, request: ModelRequest, tools: Sequence[ToolDefinition]
+    ) -> str:
+        return calls_grammar(
+            loaded.call_format, tools, strict=self.strict, parallel=request.parallel_tool_calls
+        )
+
+
+def _results_folded(
+    messages: Sequence[Message], call_format: CallFormat
+) -> tuple[Message, ...] | None:
+    """The conversation with the tool results since the last user message folded into that
+    message: small models that keep calling for a result they hold answer from this form."""
+    asked = [i for i, m in enumerate(messages) if m.role == "user" and not m.tool_results]
+    if not asked:
+        return None
+    last = asked[-1]
+    results = [result.content for m in messages[last + 1 :] for result in m.tool_results]
+    if not results:
+        return None
+    blocks = "\n\n".join(
+        f"{call_format.result_start}{content}{call_format.result_end}" for content in results
+    )
+    question = messages[last].text
+    return (*messages[:last], Message.user(f"{question}\n\n{blocks}\n\n{ANSWER_FROM_RESULTS}"))
+
+
+def _generation(tokens: list[int], settings: ModelSettings, model: LocalModel) -> GenerationRequest:
+    return GenerationRequest(
+        tokens=tokens,
+        max_tokens=settings.max_output_tokens or model.max_output_tokens,
+        temperature=settings.temperature or 0.0,
+        top_p=settings.top_p if settings.top_p is not None else 1.0,
+        seed=settings.seed,
+        stop=tuple(settings.stop),
+    )

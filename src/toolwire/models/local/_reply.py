@@ -1,0 +1,237 @@
+"""One reply of a local model: which generation(s) it takes, and the events they become.
+
+A `Plan` says how the reply is generated, from the tool choice and strictness:
+- `text`: free text (tool choice none, or no tools), optionally with some tokens banned;
+- `decide`: free text whose opening may be a call only if the model is confident of it; a reply
+  that does open a call is generated again from its start under the call grammar;
+- `forced`: under the call grammar from the first token (tool choice required or named).
+
+Under the grammar, calls are passed on only once written out whole, so that a call the reply
+has already made, or (with `decide`) one the conversation already has the result of, can be
+dropped before anyone sees it: small models otherwise repeat a call until the token limit, or
+call again for a result they already hold. A `decide` reply left with no new call is written
+again as text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ...events import FinishReason, ModelEvent, ResponseCompleted, TextDelta, UsageReported
+from ...messages import Message, Usage
+from ._bridge import start
+from ._calls import CallReader
+from ._engine import Engine, Generation, GenerationRequest
+from ._formats import CallFormat
+
+__all__ = ["Plan", "Reply", "Steering"]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    mode: Literal["text", "decide", "forced"]
+    grammar: str | None = None
+    banned: tuple[int, ...] = ()
+    answered: frozenset[str] = field(default=frozenset())
+    """Calls (`call_key`) the conversation already holds results for."""
+    answer: tuple[Message, ...] | None = None
+    """The conversation to answer from as text when the model only repeats answered calls."""
+
+
+@dataclass(frozen=True, slots=True)
+class Steering:
+    """Token sets that steer a reply towards or away from a call."""
+
+    call_openers: tuple[int, ...]
+    """Tokens that may begin a call, in the family's format or a neighbouring one."""
+    call_threshold: float | None
+    """The probability the model must give `call_openers` for a reply to open with a call."""
+    reply_enders: tuple[int, ...]
+    prose_only: tuple[int, ...]
+    """Banned from a reply written as text instead of a call: the call marker and every token
+    with a brace, since a model set on calling writes the call inline otherwise."""
+
+
+class Reply:
+    def __init__(
+        self,
+        engine: Engine,
+        call_format: CallFormat,
+        plan: Plan,
+        base: GenerationRequest,
+        reader: CallReader | None,
+        steering: Steering,
+        *,
+        answer_tokens: Sequence[int] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.call_format = call_format
+        self.plan = plan
+        self.base = dataclasses.replace(base, banned_tokens=plan.banned)
+        threshold = steering.call_threshold
+        self.gated = (
+            self.base
+            if threshold is None
+            else dataclasses.replace(self.base, gate=(steering.call_openers, threshold))
+        )
+        # Written instead of a call the model insists on: it must begin, and not with a call.
+        self.no_call = dataclasses.replace(
+            self.base,
+            tokens=answer_tokens if answer_tokens is not None else self.base.tokens,
+            banned_tokens=(*plan.banned, *steering.prose_only),
+            gate=((*steering.call_openers, *steering.reply_enders), math.inf),
+        )
+        self.reader = reader
+        self.generations: list[Generation] = []
+        self.kept = 0
+
+    async def events(self) -> AsyncIterator[ModelEvent]:
+        plan = self.plan
+        if plan.mode == "decide":
+            body = self._decide()
+        elif plan.mode == "forced":
+            body = self._calls(set())
+        else:
+            body = self._generate(self.base)
+        async for event in body:
+            yield event
+        for event in self._close():
+            yield event
+        yield self._usage()
+        yield ResponseCompleted(finish_reason=self._finish())
+
+    async def _generate(self, request: GenerationRequest) -> AsyncIterator[ModelEvent]:
+        run = start(self.engine, request)
+        try:
+            async for piece in run.pieces():
+                for event in self._read(piece):
+                    yield event
+        finally:
+            run.stop()
+        self._record(run.result)
+
+    async def _calls(self, seen: set[str]) -> AsyncIterator[ModelEvent]:
+        """Calls under the grammar, each passed on once whole (counted in `kept`); the
+        generation stops at the first call already in `seen`."""
+        run = start(self.engine, dataclasses.replace(self.base, grammar=self.plan.grammar))
+        calls = _WholeCalls(self.call_format)
+        repeated = False
+        try:
+            async for piece in run.pieces():
+                if repeated:
+                    continue  # what the worker wrote before it saw the stop
+                for text, key in calls.feed(piece):
+                    if key in seen:
+                        repeated = True
+                        run.stop()
+                        break
+                    seen.add(key)
+                    self.kept += 1
+                    for event in self._read(text):
+                        yield event
+        finally:
+            run.stop()
+        self._record(run.result)
+        if repeated:
+            calls.discard()
+        # A call cut off by the length limit goes on as it is, to be reported as truncated.
+        rest = calls.rest()
+        if rest:
+            for event in self._read(rest):
+                yield event
+
+    async def _decide(self) -> AsyncIterator[ModelEvent]:
+        """Let the reply begin (gated); if it opens a call, write the call again from the start
+        of the reply, under the grammar; if that makes no new call, write the reply as text."""
+        opens_call = self.call_format.opens_call
+        run = start(self.engine, self.gated, watch=opens_call)
+        held: list[str] = []
+        decided: bool | None = None
+        try:
+            async for piece in run.pieces():
+                if decided is None:
+                    held.append(piece)
+                    decided = opens_call("".join(held))
+                    if decided is False:
+                        for event in self._read("".join(held)):
+                            yield event
+                elif decided is False:
+                    for event in self._read(piece):
+                        yield event
+        finally:
+            run.stop()
+        self._record(run.result)
+        if decided:
+            async for event in self._calls(set(self.plan.answered)):
+                yield event
+            if not self.kept:
+                async for event in self._generate(self.no_call):
+                    yield event
+        elif decided is None and held:
+            for event in self._read("".join(held)):
+                yield event
+
+    def _read(self, text: str) -> list[ModelEvent]:
+        if self.reader is None:
+            return [TextDelta(text=text)]
+        return list(self.reader.feed(text))
+
+    def _close(self) -> list[ModelEvent]:
+        return [] if self.reader is None else list(self.reader.close())
+
+    def _record(self, generation: Generation | None) -> None:
+        if generation is not None:
+            self.generations.append(generation)
+
+    def _usage(self) -> UsageReported:
+        first = self.generations[0] if self.generations else None
+        return UsageReported(
+            usage=Usage(
+                input_tokens=first.prompt_tokens if first else len(self.base.tokens),
+                output_tokens=sum(g.output_tokens for g in self.generations),
+                cached_input_tokens=first.cached_tokens if first else 0,
+                requests=1,
+            )
+        )
+
+    def _finish(self) -> FinishReason:
+        last = self.generations[-1] if self.generations else None
+        if last is not None and last.finish == "length":
+            return "length"
+        return "tool_calls" if self.reader is not None and self.reader.calls else "stop"
+
+
+class _WholeCalls:
+    """Cuts grammar-constrained output into whole calls (the separator before a call belongs to
+    it), holding back the call still being written."""
+
+    def __init__(self, call_format: CallFormat) -> None:
+        self._format = call_format
+        self._text = ""
+        self._done = 0
+        self._count = 0
+
+    def feed(self, piece: str) -> Iterator[tuple[str, str]]:
+        self._text += piece
+        while True:
+            whole = self._format.whole_call(self._text, self._done, first=not self._count)
+            if whole is None:
+                return
+            end, key = whole
+            segment = self._text[self._done : end]
+            self._done = end
+            self._count += 1
+            yield segment, key
+
+    def discard(self) -> None:
+        """Forget the call being written."""
+        self._text = self._text[: self._done]
+
+    def rest(self) -> str:
+        """The call being written, handed over as it is."""
+        rest, self._text = self._text[self._done :], self._text[: self._done]
+        return rest

@@ -1,0 +1,29 @@
+"""The default model in the real loop, with the built-in tools: what `toolwire run` does."""
+
+from __future__ import annotations
+
+from toolwire import Agent, Limits
+from toolwire.builtin import TOOLS
+from toolwire.events import ToolResultReady, UsageReported
+from toolwire.models.local import LocalModel
+
+
+def test_a_run_calls_a_builtin_tool_and_reuses_the_cache(qwen: LocalModel) -> None:
+    usages = []
+    results = []
+
+    def record(event: object) -> None:
+        if isinstance(event, UsageReported):
+            usages.append(event.usage)
+        elif isinstance(event, ToolResultReady):
+            results.append(event)
+
+    agent = Agent(qwen, TOOLS, tool_choice="required", limits=Limits(max_steps=3, timeout=300))
+    result = agent.run_sync("What time is it in Tokyo?", on_event=record)
+    first = result.calls[0].call
+    assert (first.name, dict(first.arguments)) == ("current_time", {"timezone": "Asia/Tokyo"})
+    assert "in Asia/Tokyo" in results[0].result.content and not results[0].result.is_error
+    assert len(usages) >= 2
+    # Step 2 re-sends the whole conversation; all but the new turn comes from the KV cache.
+    step2 = usages[1]
+    assert step2.cached_input_tokens / step2.input_tokens >= 0.9

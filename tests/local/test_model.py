@@ -1,0 +1,220 @@
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import pytest
+
+from toolwire import ProviderError, UsageError
+from toolwire.builtin import TOOLS
+from toolwire.events import (
+    ModelEvent,
+    ResponseCompleted,
+    TextDelta,
+    ToolCallArgumentsDelta,
+    ToolCallFailed,
+    ToolCallStarted,
+    UsageReported,
+)
+from toolwire.messages import Message
+from toolwire.models import ModelRequest, ModelSettings, NamedToolChoice, get_model
+from toolwire.models.local import LocalModel
+
+DEFINITIONS = tuple(t.definition for t in TOOLS)
+LONG_SYSTEM = "You are a careful assistant. " + " ".join(
+    f"Rule {i}: answer briefly and politely." for i in range(40)
+)
+
+
+def request(*messages: Message, **options: Any) -> ModelRequest:
+    settings = ModelSettings(max_output_tokens=options.pop("max_output_tokens", 24))
+    return ModelRequest(messages=messages, settings=settings, **options)
+
+
+def collect(model: LocalModel, req: ModelRequest) -> list[ModelEvent]:
+    async def run() -> list[ModelEvent]:
+        return [event async for event in model.stream(req)]
+
+    return anyio.run(run)
+
+
+def text_of(events: list[ModelEvent]) -> str:
+    return "".join(e.text for e in events if isinstance(e, TextDelta))
+
+
+def calls_of(events: list[ModelEvent]) -> list[tuple[str, dict[str, Any]]]:
+    names: dict[int, str] = {}
+    raw: dict[int, list[str]] = {}
+    for event in events:
+        if isinstance(event, ToolCallStarted):
+            names[event.index] = event.name
+            raw[event.index] = []
+        elif isinstance(event, ToolCallArgumentsDelta):
+            raw[event.index].append(event.delta)
+    return [(names[i], json.loads("".join(raw[i]) or "{}")) for i in sorted(names)]
+
+
+def usage_of(events: list[ModelEvent]) -> Any:
+    (usage,) = [e.usage for e in events if isinstance(e, UsageReported)]
+    return usage
+
+
+def test_model_strings_resolve_to_local_models(smol: LocalModel) -> None:
+    assert get_model("local:smollm2-135m").name == "local:smollm2-135m"
+    assert get_model("local").name == "local:qwen2.5-coder-0.5b"
+    path = smol.engine.path
+    assert get_model(f"local:{path}").name == f"local:{path}"
+    with pytest.raises(UsageError, match="no GGUF model file"):
+        get_model("local:/nowhere/model.gguf")
+    with pytest.raises(UsageError, match="unknown local model 'no such'"):
+        get_model("local:no such")
+
+
+def test_text_streams_with_usage_and_the_cache_serves_the_next_step(smol: LocalModel) -> None:
+    first = request(Message.system(LONG_SYSTEM), Message.user("Say hello."))
+    events = collect(smol, first)
+    assert isinstance(events[-1], ResponseCompleted)
+    answer = text_of(events)
+    assert answer and usage_of(events).output_tokens <= 24
+    follow = request(*first.messages, Message.assistant(answer), Message.user("Again, please."))
+    usage = usage_of(collect(smol, follow))
+    assert usage.cached_input_tokens / usage.input_tokens >= 0.9
+
+
+def test_the_length_limit_and_stop_strings(smol: LocalModel) -> None:
+    events = collect(smol, request(Message.user("Count from 1 to 50."), max_output_tokens=5))
+    assert usage_of(events).output_tokens == 5
+    assert events[-1] == ResponseCompleted(finish_reason="length")
+    counted = text_of(collect(smol, request(Message.user("Count from 1 to 50."))))
+    stop = counted.strip()[2:4]
+    settings = ModelSettings(max_output_tokens=24, stop=(stop,))
+    req = ModelRequest(messages=(Message.user("Count from 1 to 50."),), settings=settings)
+    cut = text_of(collect(smol, req))
+    assert stop not in cut and counted.startswith(cut)
+
+
+def test_cancelling_stops_generation_within_a_token(smol: LocalModel) -> None:
+    engine = smol.engine
+
+    async def run() -> int:
+        stream = smol.stream(request(Message.user("Write a long story."), max_output_tokens=400))
+        assert isinstance(stream, AsyncIterator)
+        seen = 0
+        async for event in stream:
+            seen += isinstance(event, TextDelta)
+            if seen == 3:
+                break
+        await stream.aclose()  # type: ignore[attr-defined]
+        # The worker gives the engine back as soon as it sees the stop, before its next token.
+        with anyio.fail_after(5):
+            await anyio.to_thread.run_sync(engine._lock.acquire, abandon_on_cancel=True)
+        engine._lock.release()
+        return int(engine.llm.n_tokens)
+
+    evaluated = anyio.run(run)
+    prompt = len(smol.engine.tokenize(smol.render(request(Message.user("Write a long story.")))))
+    assert evaluated - prompt < 20
+
+
+def test_a_prompt_longer_than_the_context_is_a_clear_error(smol: LocalModel) -> None:
+    small = LocalModel(smol.engine.path, n_ctx=128)
+    with pytest.raises(ProviderError, match="context window"):
+        collect(small, request(Message.user("word " * 300)))
+
+
+def test_prompted_mode_forced_calls_match_the_schema(smol: LocalModel) -> None:
+    ask = Message.user("Convert 100 km to miles.")
+    tools = {t.name: t for t in TOOLS}
+    for choice in ("required", NamedToolChoice("convert_units")):
+        events = collect(
+            smol,
+            request(
+                ask,
+                tools=DEFINITIONS,
+                tool_choice=choice,
+                parallel_tool_calls=False,
+                max_output_tokens=120,
+            ),
+        )
+        assert events[-1] == ResponseCompleted(finish_reason="tool_calls")
+        ((name, arguments),) = calls_of(events)
+        assert name == "convert_units"
+        tools[name].validate(arguments)  # raises if the arguments break the schema
+        assert arguments["value"] == 100 and arguments["to_unit"] == "mi"
+
+
+def test_a_reply_stops_at_a_call_it_already_made(smol: LocalModel) -> None:
+    # Left alone, SmolLM2 writes this call four times over and is cut off inside a fifth.
+    ask = Message.user("What time is it in Tokyo?")
+    events = collect(
+        smol, request(ask, tools=DEFINITIONS, tool_choice="required", max_output_tokens=120)
+    )
+    assert calls_of(events) == [("current_time", {"timezone": "UTC"})]
+    assert events[-1] == ResponseCompleted(finish_reason="tool_calls")
+    assert not [e for e in events if isinstance(e, ToolCallFailed)]
+
+
+def test_tool_choice_none_never_calls(smol: LocalModel) -> None:
+    events = collect(
+        smol,
+        request(Message.user("Convert 100 km to miles."), tools=DEFINITIONS, tool_choice="none"),
+    )
+    assert not calls_of(events) and text_of(events)
+
+
+def test_native_calls_render_back_byte_for_byte(qwen: LocalModel) -> None:
+    from toolwire.messages import TextPart, ToolCall, ToolResult
+
+    call = ToolCall(
+        id="c1", name="convert_units", arguments={"value": 100, "from_unit": "km", "to_unit": "mi"}
+    )
+    history = request(
+        Message.user("Convert 100 km to miles."),
+        Message(role="assistant", parts=(call,)),
+        Message(
+            role="tool", parts=(ToolResult(call_id="c1", name="convert_units", content="62.1 mi"),)
+        ),
+        tools=DEFINITIONS,
+    )
+    prompt = qwen.render(history)
+    written = '<tool_call>\n{"name": "convert_units", "arguments": {"value": 100, "from_unit": "km", "to_unit": "mi"}}\n</tool_call>'
+    assert f"<|im_start|>assistant\n{written}<|im_end|>" in prompt
+    assert "<tool_response>\n62.1 mi\n</tool_response>" in prompt
+    assert qwen.guidance is not None and qwen.guidance in prompt
+    assert isinstance(history.messages[1].parts[0], TextPart | ToolCall)
+
+
+def test_native_strict_calls_and_none(qwen: LocalModel) -> None:
+    ask = Message.user("What time is it in Tokyo?")
+    assert qwen.strict  # the default
+    events = collect(
+        qwen, request(ask, tools=DEFINITIONS, tool_choice="required", max_output_tokens=60)
+    )
+    assert calls_of(events) == [("current_time", {"timezone": "Asia/Tokyo"})]
+    none = collect(qwen, request(ask, tools=DEFINITIONS, tool_choice="none"))
+    assert not calls_of(none) and "<tool_call>" not in text_of(none)
+
+
+def test_a_call_the_conversation_has_the_result_of_becomes_the_answer(qwen: LocalModel) -> None:
+    # Qwen2.5-Coder-0.5B calls convert_units again here (even with tool_choice none it writes
+    # the call as bare JSON); the adapter drops the repeat and the reply is the answer.
+    from toolwire.messages import ToolCall, ToolResult
+
+    arguments = {"value": 100, "from_unit": "km", "to_unit": "mi"}
+    history = (
+        Message.user("Convert 100 km to miles."),
+        Message(
+            role="assistant", parts=(ToolCall(id="c1", name="convert_units", arguments=arguments),)
+        ),
+        Message(
+            role="tool",
+            parts=(ToolResult(call_id="c1", name="convert_units", content="100 km = 62.1371 mi"),),
+        ),
+    )
+    events = collect(qwen, request(*history, tools=DEFINITIONS, max_output_tokens=60))
+    assert not calls_of(events)
+    assert "62.1371" in text_of(events) and "{" not in text_of(events)
+    assert events[-1] == ResponseCompleted(finish_reason="stop")
