@@ -29,6 +29,7 @@ PACKAGES = [
     "toolwire.models.gemini",
     "toolwire.models.bedrock",
     "toolwire.models.profiles",
+    "toolwire.models.local",
 ]
 
 

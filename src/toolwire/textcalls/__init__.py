@@ -16,6 +16,7 @@ from ._events import (
     ReasoningText,
     ScanEvent,
 )
+from ._model_events import ModelEventReader
 from ._parse import InvalidCall, ParsedCall, ParseResult, parse_calls
 from ._profiles import PROFILES, Profile, get_profile, profile_for_model
 from ._prompted import PromptedTools
@@ -31,6 +32,7 @@ __all__ = [
     "CallStarted",
     "ContentText",
     "InvalidCall",
+    "ModelEventReader",
     "ParseResult",
     "ParsedCall",
     "Profile",

@@ -12,25 +12,15 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 
 from ..events import (
-    FinishReason,
     ModelEvent,
-    ReasoningDelta,
     ResponseCompleted,
     TextDelta,
     ToolCallArgumentsDelta,
-    ToolCallFailed,
     ToolCallStarted,
 )
 from ..messages import Message, TextPart, ToolCall, ToolResult
 from ..models import Model, ModelProfile, ModelRequest, NamedToolChoice, get_model
-from ._events import (
-    ArgumentsDelta,
-    CallInvalid,
-    CallStarted,
-    ContentText,
-    ReasoningText,
-    ScanEvent,
-)
+from ._model_events import ModelEventReader
 from ._profiles import Profile, get_profile, profile_for_model
 from ._render import render_call, render_catalogue, render_result
 from ._scanner import Scanner
@@ -70,15 +60,15 @@ class PromptedTools:
             async for event in self.inner.stream(inner_request):
                 yield event
             return
-        reader = _Reader(Scanner(request.tools, profile=self.profile))
+        reader = ModelEventReader(Scanner(request.tools, profile=self.profile))
         async for event in self.inner.stream(inner_request):
             if isinstance(event, TextDelta):
-                for converted in reader.convert(reader.scanner.feed(event.text)):
+                for converted in reader.feed(event.text):
                     yield converted
             elif isinstance(event, ToolCallStarted | ToolCallArgumentsDelta):
                 yield reader.native(event)  # the inner model called natively after all
             elif isinstance(event, ResponseCompleted):
-                for converted in reader.convert(reader.scanner.close()):
+                for converted in reader.close():
                     yield converted
                 yield ResponseCompleted(
                     finish_reason=reader.finish_reason(event.finish_reason),
@@ -111,49 +101,6 @@ class PromptedTools:
             parallel_tool_calls=request.parallel_tool_calls,
             settings=settings,
         )
-
-
-class _Reader:
-    """Scanner events as model events, with call indexes shared with any native calls."""
-
-    def __init__(self, scanner: Scanner) -> None:
-        self.scanner = scanner
-        self._indexes: dict[int, int] = {}  # scanner index -> response index
-        self._native: dict[int, int] = {}
-        self._count = 0
-
-    def _allocate(self) -> int:
-        self._count += 1
-        return self._count - 1
-
-    def native(self, event: ToolCallStarted | ToolCallArgumentsDelta) -> ModelEvent:
-        if isinstance(event, ToolCallStarted) or event.index not in self._native:
-            self._native[event.index] = self._allocate()
-        return replace(event, index=self._native[event.index])
-
-    def convert(self, events: Sequence[ScanEvent]) -> list[ModelEvent]:
-        out: list[ModelEvent] = []
-        for event in events:
-            if isinstance(event, ContentText):
-                out.append(TextDelta(text=event.text))
-            elif isinstance(event, ReasoningText):
-                out.append(ReasoningDelta(text=event.text))
-            elif isinstance(event, CallStarted):
-                self._indexes[event.index] = index = self._allocate()
-                out.append(ToolCallStarted(index=index, name=event.name))
-            elif isinstance(event, ArgumentsDelta):
-                out.append(
-                    ToolCallArgumentsDelta(index=self._indexes[event.index], delta=event.delta)
-                )
-            elif isinstance(event, CallInvalid):
-                out.append(ToolCallFailed(index=self._indexes[event.index], reason=event.reason))
-            # A completed call needs nothing more: its deltas already are its arguments.
-        return out
-
-    def finish_reason(self, inner: FinishReason) -> FinishReason:
-        if inner in ("length", "content_filter") or not self._count:
-            return inner
-        return "tool_calls"
 
 
 def _as_text(messages: Sequence[Message]) -> list[Message]:

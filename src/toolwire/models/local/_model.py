@@ -40,10 +40,10 @@ import anyio.to_thread
 from ...errors import UsageError
 from ...events import ModelEvent
 from ...messages import Message, ToolCall
-from ...textcalls import PromptedTools, profile_for_model
+from ...textcalls import ModelEventReader, PromptedTools, profile_for_model
 from ...tools import ToolDefinition
 from .._base import ModelProfile, ModelRequest, ModelSettings, NamedToolChoice
-from ._calls import CallReader, ScannerFactory, default_scanner
+from ._calls import ScannerFactory, default_scanner
 from ._engine import Engine, GenerationRequest
 from ._formats import PROMPTED, CallFormat, call_key, detect_format
 from ._grammar import calls_grammar
@@ -224,7 +224,7 @@ class LocalModel:
         plan = planned if isinstance(planned, Plan) else self._plan(loaded, request)
         reader = None
         if request.tools and request.tool_choice != "none":
-            reader = CallReader(self._scanner(request.tools, loaded.profile))
+            reader = ModelEventReader(self._scanner(request.tools, loaded.profile))
         prompt = self.render(request)
         engine = loaded.engine
         add_bos = engine.adds_bos() and not prompt.startswith(loaded.template.bos_token)

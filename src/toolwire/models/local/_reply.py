@@ -23,8 +23,8 @@ from typing import Literal
 
 from ...events import FinishReason, ModelEvent, ResponseCompleted, TextDelta, UsageReported
 from ...messages import Message, Usage
+from ...textcalls import ModelEventReader
 from ._bridge import start
-from ._calls import CallReader
 from ._engine import Engine, Generation, GenerationRequest
 from ._formats import CallFormat
 
@@ -63,7 +63,7 @@ class Reply:
         call_format: CallFormat,
         plan: Plan,
         base: GenerationRequest,
-        reader: CallReader | None,
+        reader: ModelEventReader | None,
         steering: Steering,
         *,
         answer_tokens: Sequence[int] | None = None,
@@ -178,10 +178,10 @@ class Reply:
     def _read(self, text: str) -> list[ModelEvent]:
         if self.reader is None:
             return [TextDelta(text=text)]
-        return list(self.reader.feed(text))
+        return self.reader.feed(text)
 
     def _close(self) -> list[ModelEvent]:
-        return [] if self.reader is None else list(self.reader.close())
+        return [] if self.reader is None else self.reader.close()
 
     def _record(self, generation: Generation | None) -> None:
         if generation is not None:
