@@ -16,4 +16,3 @@ ScannerFactory = Callable[[Sequence[ToolDefinition], str], Scanner]
 
 def default_scanner(tools: Sequence[ToolDefinition], profile: str) -> Scanner:
     return Scanner(tools, profile=profile)
-
