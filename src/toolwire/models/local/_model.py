@@ -60,10 +60,11 @@ DEFAULT_GUIDANCE = (
 """Added to the system message whenever tools are offered (so it stays in the cached prefix):
 with the call threshold below, it is what keeps small models from calling a tool for questions
 no tool fits. Chosen on BFCL items (bench/local_bfcl.py), among a handful of phrasings."""
-DEFAULT_CALL_THRESHOLD = 0.7
+DEFAULT_CALL_THRESHOLD = 0.8
 """A reply may open with a call only if the model gives the tokens that open one at least this
-probability together; below it, the reply starts as text. On BFCL items it turns most calls to
-tools that do not fit into answers while keeping nearly all calls that do."""
+probability together; below it, the reply starts as text. On the first ten BFCL items of each
+category, Qwen2.5-Coder-0.5B gives calls to tools that do not fit 0.04-0.81 (one outlier 0.98)
+and calls that fit 0.81-0.99 (two at 0.24 and 0.31)."""
 
 ANSWER_FROM_RESULTS = "Answer in one sentence, in plain text."
 """Asks for the answer when the model would only repeat a call (chosen on the built-in tools)."""
