@@ -100,7 +100,7 @@ def main() -> None:
     parser.add_argument("--model", default="local")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--tokens", type=int, default=128)
-    parser.add_argument("--prompt", default="What time is it in Tokyo?")
+    parser.add_argument("--prompt", default="Convert 100 km to miles.")
     args = parser.parse_args()
     model = get_model(args.model)
     assert isinstance(model, LocalModel), "this benchmark measures local: models"
