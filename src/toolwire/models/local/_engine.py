@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import codecs
 import ctypes
-import dataclasses
 import importlib
 import math
 import os
@@ -58,9 +57,6 @@ class Generation:
     cached_tokens: int
     output_tokens: int
     finish: EngineFinish
-    output_ids: tuple[int, ...] = ()
-    gate_probability: float | None = None
-    """The probability the model gave the gated tokens at the start of its reply."""
 
 
 def default_threads() -> int:
@@ -105,6 +101,17 @@ class Engine:
         self._lock = threading.Lock()
         self._buffer = ctypes.create_string_buffer(64)
         self._texts: list[str] | None = None
+        # Control tokens (`<|im_start|>`, `<|endoftext|>`…) are never part of a reply's text: a
+        # model that samples one is starting another turn or has finished.
+        self.reply_enders = tuple(
+            token
+            for token in range(self.llm.n_vocab())
+            if llama_cpp.llama_vocab_is_eog(self._vocab, token)
+            or llama_cpp.llama_vocab_get_attr(self._vocab, token)
+            & llama_cpp.LLAMA_TOKEN_ATTR_CONTROL
+        )
+        """Every token that ends a reply when sampled (end of generation, control tokens)."""
+        self._ends_reply = frozenset(self.reply_enders).__contains__
         self.path = path
         self.n_ctx = self.llm.n_ctx()
 
@@ -135,10 +142,6 @@ class Engine:
             ]
         return tuple(token for token, text in enumerate(self._texts) if predicate(text))
 
-    def reply_enders(self) -> tuple[int, ...]:
-        """Every token that ends a reply when sampled (end of generation, control tokens)."""
-        return tuple(token for token in range(self.llm.n_vocab()) if self._ends_reply(token))
-
     def token_ids(self, text: str) -> list[int]:
         """The ids of `text` when it is a single token of the vocabulary (special or not)."""
         ids = self.tokenize(text)
@@ -158,16 +161,6 @@ class Engine:
                 self._vocab, token, buffer, len(buffer), 0, False
             )
         return buffer.raw[:size]
-
-    def _ends_reply(self, token: int) -> bool:
-        # Control tokens (`<|im_start|>`, `<|endoftext|>`…) are never part of a reply's text: a
-        # model that samples one is starting another turn or has finished.
-        llama_cpp = self._llama_cpp
-        return bool(
-            llama_cpp.llama_vocab_is_eog(self._vocab, token)
-            or llama_cpp.llama_vocab_get_attr(self._vocab, token)
-            & llama_cpp.LLAMA_TOKEN_ATTR_CONTROL
-        )
 
     def generate(
         self,
@@ -209,13 +202,11 @@ class Engine:
                     output_tokens=0,
                     finish="interrupted",
                 )
-            probability = None
             if request.gate is not None:
                 gated, threshold = request.gate
-                probability = self._probability(gated)
-                if probability < threshold:
+                if self._probability(gated) < threshold:
                     samplers.append(self._sampler(request, (*request.banned_tokens, *gated)))
-            generation = self._sample(
+            return self._sample(
                 request,
                 samplers,
                 len(tokens),
@@ -227,7 +218,6 @@ class Engine:
         finally:
             for sampler in samplers:
                 sampler.close()
-        return dataclasses.replace(generation, gate_probability=probability)
 
     def _evaluate_prompt(self, tokens: list[int], should_stop: Callable[[], bool]) -> int | None:
         """Evaluate `tokens` after the longest prefix already in the KV cache. Returns how many
@@ -272,16 +262,16 @@ class Engine:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         stops = _StopMatcher(request.stop)
         pieces: list[str] = []
-        output_ids: list[int] = []
+        produced = 0
         finish: EngineFinish = "length"
         # The last sampler (the gated one, if any) serves until the reply has begun in earnest.
         sampler = samplers[-1]
-        while len(output_ids) < limit:
+        while produced < limit:
             token = sampler.sample(context, -1)
             if self._ends_reply(token):
                 finish = "stop"
                 break
-            output_ids.append(token)
+            produced += 1
             text, hit = stops.feed(decoder.decode(to_piece(token)))
             if text:
                 pieces.append(text)
@@ -294,7 +284,7 @@ class Engine:
             if should_stop():
                 finish = "interrupted"
                 break
-            if len(output_ids) < limit:
+            if produced < limit:
                 llm.eval([token])
         if finish != "stop_sequence":
             tail = stops.flush(decoder.decode(b"", final=True))
@@ -305,9 +295,8 @@ class Engine:
             text="".join(pieces),
             prompt_tokens=prompt_tokens,
             cached_tokens=cached,
-            output_tokens=len(output_ids),
+            output_tokens=produced,
             finish=finish,
-            output_ids=tuple(output_ids),
         )
 
     def _sampler(self, request: GenerationRequest, banned: Sequence[int]) -> Any:

@@ -83,8 +83,8 @@ class _Loaded:
     profile: str
     banned_in_none: tuple[int, ...]
     call_openers: tuple[int, ...]
-    reply_enders: tuple[int, ...]
-    braces: tuple[int, ...]
+    answer_openers_banned: tuple[int, ...]
+    prose_only: tuple[int, ...]
 
 
 class LocalModel:
@@ -171,16 +171,18 @@ class LocalModel:
         family = engine.metadata.get("general.basename") or engine.metadata.get("general.name")
         profile = call_format.profile or profile_for_model(family or self._name).name
         marker = call_format.start.strip()
+        banned_in_none = tuple(engine.token_ids(marker)) if marker else ()
+        call_openers = engine.tokens_where(call_format.may_open_call)
         return _Loaded(
             engine=engine,
             template=template,
             native=native,
             call_format=call_format,
             profile=profile,
-            banned_in_none=tuple(engine.token_ids(marker)) if marker else (),
-            call_openers=engine.tokens_where(call_format.may_open_call),
-            reply_enders=engine.reply_enders(),
-            braces=engine.tokens_where(lambda text: "{" in text),
+            banned_in_none=banned_in_none,
+            call_openers=call_openers,
+            answer_openers_banned=(*call_openers, *engine.reply_enders),
+            prose_only=(*banned_in_none, *engine.tokens_where(lambda text: "{" in text)),
         )
 
     def render(self, request: ModelRequest) -> str:
@@ -230,10 +232,13 @@ class LocalModel:
         engine = loaded.engine
         add_bos = engine.adds_bos() and not prompt.startswith(loaded.template.bos_token)
         base = _generation(engine.tokenize(prompt, add_bos=add_bos), request.settings, self)
-        answer_tokens = None
+        answer_prompt = None
         if plan.answer is not None:
             folded = dataclasses.replace(request, messages=plan.answer)
-            answer_tokens = engine.tokenize(self.render(folded), add_bos=add_bos)
+
+            def answer_prompt() -> list[int]:
+                return engine.tokenize(self.render(folded), add_bos=add_bos)
+
         reply = Reply(
             engine,
             loaded.call_format,
@@ -243,10 +248,10 @@ class LocalModel:
             Steering(
                 call_openers=loaded.call_openers,
                 call_threshold=self.call_threshold,
-                reply_enders=loaded.reply_enders,
-                prose_only=(*loaded.banned_in_none, *loaded.braces),
+                answer_openers_banned=loaded.answer_openers_banned,
+                prose_only=loaded.prose_only,
             ),
-            answer_tokens=answer_tokens,
+            answer_prompt=answer_prompt,
         )
         async for event in reply.events():
             yield event

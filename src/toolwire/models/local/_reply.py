@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -50,7 +50,9 @@ class Steering:
     """Tokens that may begin a call, in the family's format or a neighbouring one."""
     call_threshold: float | None
     """The probability the model must give `call_openers` for a reply to open with a call."""
-    reply_enders: tuple[int, ...]
+    answer_openers_banned: tuple[int, ...]
+    """May not begin a reply written as text instead of a call: the call openers and every
+    token that would end the reply at once."""
     prose_only: tuple[int, ...]
     """Banned from a reply written as text instead of a call: the call marker and every token
     with a brace, since a model set on calling writes the call inline otherwise."""
@@ -66,7 +68,7 @@ class Reply:
         reader: ModelEventReader | None,
         steering: Steering,
         *,
-        answer_tokens: Sequence[int] | None = None,
+        answer_prompt: Callable[[], Sequence[int]] | None = None,
     ) -> None:
         self.engine = engine
         self.call_format = call_format
@@ -78,13 +80,8 @@ class Reply:
             if threshold is None
             else dataclasses.replace(self.base, gate=(steering.call_openers, threshold))
         )
-        # Written instead of a call the model insists on: it must begin, and not with a call.
-        self.no_call = dataclasses.replace(
-            self.base,
-            tokens=answer_tokens if answer_tokens is not None else self.base.tokens,
-            banned_tokens=(*plan.banned, *steering.prose_only),
-            gate=((*steering.call_openers, *steering.reply_enders), math.inf),
-        )
+        self.steering = steering
+        self.answer_prompt = answer_prompt
         self.reader = reader
         self.generations: list[Generation] = []
         self.kept = 0
@@ -169,11 +166,23 @@ class Reply:
             async for event in self._calls(set(self.plan.answered)):
                 yield event
             if not self.kept:
-                async for event in self._generate(self.no_call):
+                async for event in self._generate(self._no_call()):
                     yield event
         elif decided is None and held:
             for event in self._read("".join(held)):
                 yield event
+
+    def _no_call(self) -> GenerationRequest:
+        """The reply written as text instead of a call the model insists on: from the answer
+        prompt when there is one, beginning with neither a call nor the reply's end."""
+        steering = self.steering
+        prompt = self.answer_prompt
+        return dataclasses.replace(
+            self.base,
+            tokens=prompt() if prompt is not None else self.base.tokens,
+            banned_tokens=(*self.plan.banned, *steering.prose_only),
+            gate=(steering.answer_openers_banned, math.inf),
+        )
 
     def _read(self, text: str) -> list[ModelEvent]:
         if self.reader is None:
@@ -200,9 +209,8 @@ class Reply:
 
     def _finish(self) -> FinishReason:
         last = self.generations[-1] if self.generations else None
-        if last is not None and last.finish == "length":
-            return "length"
-        return "tool_calls" if self.reader is not None and self.reader.calls else "stop"
+        finish: FinishReason = "length" if last is not None and last.finish == "length" else "stop"
+        return finish if self.reader is None else self.reader.finish_reason(finish)
 
 
 class _WholeCalls:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ...errors import UsageError
 from ._assemble import ensure_packaged
-from ._catalog import DEFAULT_MODEL, PACKAGED_MODELS
+from ._catalog import PACKAGED_MODELS, find_packaged
 from ._hub import hub_file
 from ._model import LocalModel
 
@@ -25,8 +25,7 @@ _REPO = re.compile(r"(?P<repo>[A-Za-z0-9][\w.-]*/[\w.-]+)(?::(?P<file>.+))?")
 
 def from_spec(spec: str) -> LocalModel:
     spec = spec.strip()
-    name = spec or DEFAULT_MODEL
-    packaged = PACKAGED_MODELS.get(name)
+    packaged = find_packaged(spec)
     if packaged is not None:
         return LocalModel(
             functools.partial(ensure_packaged, packaged), name=f"local:{packaged.name}"
