@@ -1,10 +1,12 @@
 """Speed of the local adapter, each figure a ratio or share measured within this one run.
 
-    python bench/local_speed.py [--model local] [--rounds 3] [--tokens 128]
+    python bench/local_speed.py [--model local] [--rounds 7] [--tokens 128]
 
 1. Generation speed: tokens/s of `LocalModel.stream` against llama-cpp-python's own
    `create_completion` on the same prompt and the same loaded model (greedy, so both write the
-   same tokens), alternating, median of the rounds; prompt evaluation is excluded from both.
+   same tokens), back to back in each round; the figure is the median of the rounds' ratios, since
+   the shared machine's speed drifts more between rounds than within one. Prompt evaluation is
+   excluded from both.
 2. KV-cache reuse: a multi-step agent run with the built-in tools (the first step must call a
    tool); for each step, the share of its prompt served from the cache.
 3. Time to the first tool call of `toolwire run PROMPT` in a fresh process (model already
@@ -98,7 +100,7 @@ def first_call_seconds(spec: str, prompt: str) -> tuple[float, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="local")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--tokens", type=int, default=128)
     parser.add_argument("--prompt", default="Convert 100 km to miles.")
     args = parser.parse_args()
@@ -111,10 +113,12 @@ def main() -> None:
     )
 
     rounds = [generation_rates(model, args.tokens) for _ in range(args.rounds)]
+    ratios = sorted(ours / theirs for ours, theirs in rounds)
     ours = statistics.median(r[0] for r in rounds)
     theirs = statistics.median(r[1] for r in rounds)
     print(f"\n1. generation: toolwire {ours:.1f} tok/s, llama-cpp-python create_completion "
-          f"{theirs:.1f} tok/s -> ratio {ours / theirs:.3f} (median of {args.rounds} rounds)")  # fmt: skip
+          f"{theirs:.1f} tok/s (medians); ratio {statistics.median(ratios):.3f}, the median of "
+          f"{args.rounds} rounds' ratios ({', '.join(f'{r:.2f}' for r in ratios)})")  # fmt: skip
 
     print("\n2. KV cache reuse in a multi-step run (tool_choice required on step 1):")
     for step, prompt_tokens, cached in cache_shares(model):
