@@ -31,13 +31,46 @@ def test_schema_and_descriptions_from_a_google_docstring() -> None:
         return query
 
     assert search.name == "search"
-    assert search.description.startswith("Search the user's content.\n\nArgs:")
+    assert search.description == "Search the user's content."  # the Args live in the schema
     schema = search.parameters
     assert schema["additionalProperties"] is False
     assert schema["required"] == ["query"]
     assert schema["properties"]["query"] == {"description": "words to look for", "type": "string"}
     assert schema["properties"]["limit"]["default"] == 5
     assert "title" not in schema and "title" not in schema["properties"]["limit"]
+
+
+def test_a_docstring_keeps_its_prose_and_returns_and_leaves_the_parameters_to_the_schema() -> None:
+    @tool
+    def forecast(city: str, days: int = 3) -> str:
+        """Forecast the weather.
+
+        Uses the national service where there is one.
+
+        Args:
+            city: a city name
+            days: how far ahead
+
+        Returns:
+            one line per day
+
+        Raises:
+            KeyError: for an unknown city
+        """
+        return city
+
+    assert forecast.description == (
+        "Forecast the weather.\n\nUses the national service where there is one.\n\n"
+        "Returns: one line per day"
+    )
+    assert forecast.parameters["properties"]["days"]["description"] == "how far ahead"
+
+    @tool
+    def plain(city: str) -> str:
+        """Weather for a city; no sections, so all of it is the description."""
+        return city
+
+    assert plain.description == "Weather for a city; no sections, so all of it is the description."
 
 
 def test_numpy_and_sphinx_docstrings_describe_parameters() -> None:

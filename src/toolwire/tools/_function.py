@@ -69,8 +69,9 @@ def tool(
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Make a tool of a sync or async function.
 
-    The whole docstring is the description; parameter descriptions come from its Args / Parameters /
-    `:param:` section (Google, NumPy or Sphinx). A sync function runs in a worker thread unless
+    The docstring is the description; parameter descriptions come from its Args / Parameters /
+    `:param:` section (Google, NumPy or Sphinx), which then appears in the schema only, not again
+    in the description (the model would read each parameter's text twice). A sync function runs in a worker thread unless
     `in_thread=False` (for quick pure computations; a thread cannot be killed on timeout). The
     return value becomes the result: a str as is, anything else as compact JSON.
     """
@@ -106,8 +107,8 @@ def function_tool(
     localns: Mapping[str, Any] | None = None,
 ) -> Tool:
     tool_name = name or function.__name__
-    doc = inspect.getdoc(function) or ""
-    params = _parse_signature(function, tool_name, _param_docs(doc), localns)
+    doc, param_docs = _read_docstring(inspect.getdoc(function) or "")
+    params = _parse_signature(function, tool_name, param_docs, localns)
     fields = {p.field: (p.annotation, p.field_info) for p in params if p.injected is None}
     arguments_model = pydantic.create_model(  # type: ignore[call-overload]
         f"{tool_name}_arguments", __config__=_ARGUMENTS_CONFIG, **fields
@@ -204,14 +205,19 @@ def _injected_key(name: str, annotation: Any) -> str | None:
     return None
 
 
-def _param_docs(doc: str) -> dict[str, str]:
-    if not doc:
-        return {}
+def _read_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """(the tool's description, each parameter's description) from a docstring."""
     try:
         parsed = docstring_parser.parse(doc)
     except docstring_parser.ParseError:
-        return {}
-    return {p.arg_name: p.description for p in parsed.params if p.description}
+        return doc, {}
+    params = {p.arg_name: p.description for p in parsed.params if p.description}
+    if not params:
+        return doc, {}
+    parts = [parsed.description or ""]
+    if parsed.returns is not None and parsed.returns.description:
+        parts.append(f"Returns: {parsed.returns.description}")
+    return "\n\n".join(part.strip() for part in parts if part.strip()), params
 
 
 def _error_path(location: tuple[int | str, ...]) -> str:
