@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -22,6 +23,8 @@ from toolwire.events import (
 from toolwire.messages import Message
 from toolwire.models import ModelRequest, ModelSettings, NamedToolChoice, get_model
 from toolwire.models.local import LocalModel
+from toolwire.models.local import _model as local_model
+from toolwire.models.local._engine import GenerationRequest
 
 DEFINITIONS = tuple(t.definition for t in TOOLS)
 LONG_SYSTEM = "You are a careful assistant. " + " ".join(
@@ -146,15 +149,41 @@ def test_prompted_mode_forced_calls_match_the_schema(smol: LocalModel) -> None:
         assert arguments["value"] == 100 and arguments["to_unit"] == "mi"
 
 
-def test_a_reply_stops_at_a_call_it_already_made(smol: LocalModel) -> None:
-    # Left alone, SmolLM2 writes this call four times over and is cut off inside a fifth.
-    ask = Message.user("What time is it in Tokyo?")
-    events = collect(
-        smol, request(ask, tools=DEFINITIONS, tool_choice="required", max_output_tokens=120)
+def test_the_engine_goes_on_after_a_checkpoint_only_if_the_model_would(smol: LocalModel) -> None:
+    engine = smol.engine
+    letters = engine.tokens_where(lambda text: text == "a")
+    base = GenerationRequest(
+        tokens=engine.tokenize(smol.render(request(Message.user("Write the letter a.")))),
+        max_tokens=30,
+        grammar='root ::= "a" "\\n" "a" "\\n" "a"',
     )
+
+    def text(threshold: float) -> str:
+        checkpoint = ("\n", letters, threshold)
+        go_on = dataclasses.replace(base, go_on_after=checkpoint)
+        return engine.generate(go_on, lambda piece: None, lambda: False).text
+
+    assert text(1.01) == "a\n"  # no probability reaches it: the output ends at the first
+    assert text(0.0) == "a\na\na"
+
+
+def test_a_reply_stops_at_a_call_it_already_made(
+    smol: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Left alone, SmolLM2 writes this call four times over and is cut off inside a fifth. The
+    # call grammar allows more calls; with every one let through, the repeat is what stops it.
+    monkeypatch.setattr(local_model, "ANOTHER_CALL_THRESHOLD", 0.0)
+    ask = Message.user("What time is it in Tokyo?")
+    asked = request(ask, tools=DEFINITIONS, tool_choice="required", max_output_tokens=120)
+    events = collect(smol, asked)
     assert calls_of(events) == [("current_time", {"timezone": "UTC"})]
     assert events[-1] == ResponseCompleted(finish_reason="tool_calls")
     assert not [e for e in events if isinstance(e, ToolCallFailed)]
+    # By default the model is asked before a second call, and ends where it would.
+    monkeypatch.undo()
+    asked_first = collect(smol, asked)
+    assert calls_of(asked_first) == calls_of(events)
+    assert usage_of(asked_first).output_tokens < usage_of(events).output_tokens
 
 
 def test_tool_choice_none_never_calls(smol: LocalModel) -> None:

@@ -71,9 +71,10 @@ def tool(
 
     The docstring is the description; parameter descriptions come from its Args / Parameters /
     `:param:` section (Google, NumPy or Sphinx), which then appears in the schema only, not again
-    in the description (the model would read each parameter's text twice). A sync function runs in a worker thread unless
-    `in_thread=False` (for quick pure computations; a thread cannot be killed on timeout). The
-    return value becomes the result: a str as is, anything else as compact JSON.
+    in the description (the model would read each parameter's text twice). A sync function runs
+    in a worker thread unless `in_thread=False` (for quick pure computations; a thread cannot be
+    killed on timeout). The return value becomes the result: a str as is, anything else as
+    compact JSON.
     """
 
     # Like pydantic, resolve string annotations against the caller's locals too, so a tool defined

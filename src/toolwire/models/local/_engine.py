@@ -48,6 +48,10 @@ class GenerationRequest:
     gate: tuple[tuple[int, ...], float] | None = None
     """(tokens, threshold): unless the model gives these tokens together at least this
     probability as the start of its reply, none of them may start it (whitespace aside)."""
+    go_on_after: tuple[str, tuple[int, ...], float] | None = None
+    """(text, tokens, threshold): each time the output ends with this text, it goes on only if
+    the model gives these tokens together at least this probability next. A grammar that allows
+    more (another call) forces it at once; this asks the model, unconstrained, first."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -266,7 +270,13 @@ class Engine:
         finish: EngineFinish = "length"
         # The last sampler (the gated one, if any) serves until the reply has begun in earnest.
         sampler = samplers[-1]
+        checkpoint, tail = request.go_on_after, ""
         while produced < limit:
+            if checkpoint is not None and tail.endswith(checkpoint[0]):
+                tail = ""
+                if self._probability(checkpoint[1]) < checkpoint[2]:
+                    finish = "stop"
+                    break
             token = sampler.sample(context, -1)
             if self._ends_reply(token):
                 finish = "stop"
@@ -276,6 +286,8 @@ class Engine:
             if text:
                 pieces.append(text)
                 emit(text)
+                if checkpoint is not None:
+                    tail = (tail + text)[-len(checkpoint[0]) :]
                 if not text.isspace():
                     sampler = samplers[0]
             if hit:

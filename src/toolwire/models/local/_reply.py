@@ -56,6 +56,9 @@ class Steering:
     prose_only: tuple[int, ...]
     """Banned from a reply written as text instead of a call: the call marker and every token
     with a brace, since a model set on calling writes the call inline otherwise."""
+    another_call_threshold: float
+    """After a whole call, the probability the model must give `call_openers` for the reply to
+    go on to another call rather than end."""
 
 
 class Reply:
@@ -114,8 +117,18 @@ class Reply:
     async def _calls(self, seen: set[str]) -> AsyncIterator[ModelEvent]:
         """Calls under the grammar, each passed on once whole (counted in `kept`); the
         generation stops at the first call already in `seen`."""
-        run = start(self.engine, dataclasses.replace(self.base, grammar=self.plan.grammar))
-        calls = _WholeCalls(self.call_format)
+        steering, call_format = self.steering, self.call_format
+        request = dataclasses.replace(
+            self.base,
+            grammar=self.plan.grammar,
+            go_on_after=(
+                call_format.end + call_format.separator,
+                steering.call_openers,
+                steering.another_call_threshold,
+            ),
+        )
+        run = start(self.engine, request)
+        calls = _WholeCalls(call_format)
         repeated = False
         try:
             async for piece in run.pieces():
@@ -135,9 +148,10 @@ class Reply:
         self._record(run.result)
         if repeated:
             calls.discard()
-        # A call cut off by the length limit goes on as it is, to be reported as truncated.
+        # A call cut off by the length limit goes on as it is, to be reported as truncated; a
+        # separator the model wrote before ending is nothing to report.
         rest = calls.rest()
-        if rest:
+        if rest.strip():
             for event in self._read(rest):
                 yield event
 
