@@ -270,11 +270,12 @@ class Engine:
         finish: EngineFinish = "length"
         # The last sampler (the gated one, if any) serves until the reply has begun in earnest.
         sampler = samplers[-1]
-        checkpoint, tail = request.go_on_after, ""
+        checkpoint, recent = request.go_on_after, ""
         while produced < limit:
-            if checkpoint is not None and tail.endswith(checkpoint[0]):
-                tail = ""
-                if self._probability(checkpoint[1]) < checkpoint[2]:
+            if checkpoint is not None and recent.endswith(checkpoint[0]):
+                recent = ""
+                _, go_on_tokens, go_on_threshold = checkpoint
+                if self._probability(go_on_tokens) < go_on_threshold:
                     finish = "stop"
                     break
             token = sampler.sample(context, -1)
@@ -287,7 +288,7 @@ class Engine:
                 pieces.append(text)
                 emit(text)
                 if checkpoint is not None:
-                    tail = (tail + text)[-len(checkpoint[0]) :]
+                    recent = (recent + text)[-len(checkpoint[0]) :]
                 if not text.isspace():
                     sampler = samplers[0]
             if hit:
