@@ -227,6 +227,26 @@ def test_native_strict_calls_and_none(qwen: LocalModel) -> None:
     assert not calls_of(none) and "<tool_call>" not in text_of(none)
 
 
+def test_a_call_marker_that_is_a_special_token_is_written_as_that_token(qwen: LocalModel) -> None:
+    # As the model was trained to, and as the template renders it back: a grammar's string
+    # literal would make the model spell it out in ordinary tokens.
+    marker = qwen.engine.special_token("<tool_call>")
+    assert marker is not None and qwen.engine.special_token("tool") is None
+    events = collect(
+        qwen,
+        request(
+            Message.user("Convert 100 km to miles."),
+            tools=DEFINITIONS,
+            tool_choice="required",
+            max_output_tokens=60,
+        ),
+    )
+    assert calls_of(events)[0][0] == "convert_units"
+    llm = qwen.engine.llm
+    written = list(llm.input_ids[usage_of(events).input_tokens : llm.n_tokens])
+    assert written[0] == marker
+
+
 def test_a_call_the_conversation_has_the_result_of_becomes_the_answer(qwen: LocalModel) -> None:
     # Qwen2.5-Coder-0.5B calls convert_units again here (even with tool_choice none it writes
     # the call as bare JSON); the adapter drops the repeat and the reply is the answer.

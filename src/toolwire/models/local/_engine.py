@@ -151,6 +151,16 @@ class Engine:
         ids = self.tokenize(text)
         return ids if len(ids) == 1 else []
 
+    def special_token(self, text: str) -> int | None:
+        """The id of `text` when it is one special token (added to the vocabulary whole, as
+        chat and call markers are), which a grammar's string literal cannot match."""
+        ids = self.token_ids(text)
+        if not ids:
+            return None
+        llama_cpp = self._llama_cpp
+        special = llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED | llama_cpp.LLAMA_TOKEN_ATTR_CONTROL
+        return ids[0] if llama_cpp.llama_vocab_get_attr(self._vocab, ids[0]) & special else None
+
     def adds_bos(self) -> bool:
         return bool(self.llm._model.add_bos_token())
 

@@ -4,12 +4,18 @@ With `strict`, each tool's arguments follow its JSON Schema (llama-cpp-python's 
 GBNF converter, which also forbids properties the schema does not declare); without, they are
 any JSON object. The call structure itself (markers, name, arguments) is always fixed, so a call
 that is required is certain to be one.
+
+A call marker that is one token of the vocabulary (Qwen's `<tool_call>`) is written into the
+grammar as that token: llama.cpp matches a string literal against ordinary tokens only, so the
+model would otherwise have to spell the marker out in pieces, a form it was never trained on and
+one the next prompt (which has the token) no longer shares with the KV cache.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,8 +34,11 @@ def calls_grammar(
     *,
     strict: bool,
     parallel: bool,
+    marker_tokens: Mapping[str, int] | None = None,
 ) -> str:
-    """A grammar for one call (or, with `parallel`, one or more) to any of `tools`."""
+    """A grammar for one call (or, with `parallel`, one or more) to any of `tools`.
+    `marker_tokens` maps the format's markers that are single tokens to their ids."""
+    literal = _Literals(marker_tokens or {})
     grammars: Any = importlib.import_module("llama_cpp.llama_grammar")
     converter = grammars.SchemaConverter(
         prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False
@@ -51,10 +60,10 @@ def calls_grammar(
         if arguments is None:
             arguments = converter.visit({"type": "object"}, name)
         before, after = call_format.call_text(tool.name)
-        alternatives.append(f"{_literal(before)} {arguments} {_literal(after)}")
+        alternatives.append(f"{literal(before)} {arguments} {literal(after)}")
     rules: str = converter.format_grammar()
     call = "call ::= " + " | ".join(f"( {a} )" for a in alternatives)
-    separator = _literal(call_format.separator)
+    separator = literal(call_format.separator)
     # A bound on parallel calls: small models otherwise repeat a call until the token limit.
     more = f" ( {separator} call ){{0,{MAX_PARALLEL_CALLS - 1}}}" if parallel else ""
     root = f"root ::= call{more}"
@@ -83,6 +92,28 @@ def _inline_refs(node: Any, root: Mapping[str, Any], depth: int) -> Any:
     }
 
 
-def _literal(text: str) -> str:
+class _Literals:
+    """GBNF for a fixed text: string literals, with each marker token as a token reference."""
+
+    def __init__(self, marker_tokens: Mapping[str, int]) -> None:
+        self._tokens = dict(marker_tokens)
+        markers = sorted(self._tokens, key=len, reverse=True)
+        self._markers = re.compile("|".join(map(re.escape, markers))) if markers else None
+
+    def __call__(self, text: str) -> str:
+        if self._markers is None:
+            return _string(text)
+        parts, position = [], 0
+        for found in self._markers.finditer(text):
+            if found.start() > position:
+                parts.append(_string(text[position : found.start()]))
+            parts.append(f"<[{self._tokens[found.group()]}]>")
+            position = found.end()
+        if position < len(text) or not parts:
+            parts.append(_string(text[position:]))
+        return " ".join(parts)
+
+
+def _string(text: str) -> str:
     # GBNF string literals take JSON-style escapes.
     return json.dumps(text, ensure_ascii=False)

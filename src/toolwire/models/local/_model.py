@@ -98,6 +98,8 @@ class _Loaded:
     call_openers: tuple[int, ...]
     answer_openers_banned: tuple[int, ...]
     prose_only: tuple[int, ...]
+    marker_tokens: dict[str, int]
+    """The call format's markers that are special tokens, by their text."""
 
 
 class LocalModel:
@@ -196,6 +198,11 @@ class LocalModel:
             call_openers=call_openers,
             answer_openers_banned=(*call_openers, *engine.reply_enders),
             prose_only=(*banned_in_none, *engine.tokens_where(lambda text: "{" in text)),
+            marker_tokens={
+                marker: token
+                for marker in (call_format.start.strip(), call_format.end.strip())
+                if marker and (token := engine.special_token(marker)) is not None
+            },
         )
 
     def render(self, request: ModelRequest) -> str:
@@ -295,7 +302,11 @@ class LocalModel:
         self, loaded: _Loaded, request: ModelRequest, tools: Sequence[ToolDefinition]
     ) -> str:
         return calls_grammar(
-            loaded.call_format, tools, strict=self.strict, parallel=request.parallel_tool_calls
+            loaded.call_format,
+            tools,
+            strict=self.strict,
+            parallel=request.parallel_tool_calls,
+            marker_tokens=loaded.marker_tokens,
         )
 
 
