@@ -179,8 +179,9 @@ def test_a_reply_stops_at_a_call_it_already_made(
     assert calls_of(events) == [("current_time", {"timezone": "UTC"})]
     assert events[-1] == ResponseCompleted(finish_reason="tool_calls")
     assert not [e for e in events if isinstance(e, ToolCallFailed)]
-    # By default the model is asked before a second call, and ends where it would.
-    monkeypatch.undo()
+    # Asked before a second call (a threshold no probability reaches: the answer is no), the
+    # reply ends after the first.
+    monkeypatch.setattr(local_model, "ANOTHER_CALL_THRESHOLD", 1.01)
     asked_first = collect(smol, asked)
     assert calls_of(asked_first) == calls_of(events)
     assert usage_of(asked_first).output_tokens < usage_of(events).output_tokens
