@@ -37,7 +37,7 @@ def calls_grammar(
     marker_tokens: Mapping[str, int] | None = None,
 ) -> str:
     """A grammar for one call (or, with `parallel`, one or more) to any of `tools`.
-    `marker_tokens` maps the format's markers that are single tokens to their ids."""
+    `marker_tokens` maps the format's markers that are special tokens to their ids."""
     literal = _Literals(marker_tokens or {})
     grammars: Any = importlib.import_module("llama_cpp.llama_grammar")
     converter = grammars.SchemaConverter(
