@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -24,7 +25,8 @@ from toolwire.messages import Message
 from toolwire.models import ModelRequest, ModelSettings, NamedToolChoice, get_model
 from toolwire.models.local import LocalModel
 from toolwire.models.local import _model as local_model
-from toolwire.models.local._engine import GenerationRequest
+from toolwire.models.local._engine import Contrast, GenerationRequest
+from toolwire.tools import ToolDefinition
 
 DEFINITIONS = tuple(t.definition for t in TOOLS)
 LONG_SYSTEM = "You are a careful assistant. " + " ".join(
@@ -268,3 +270,75 @@ def test_a_call_the_conversation_has_the_result_of_becomes_the_answer(qwen: Loca
     assert not calls_of(events)
     assert "62.1371" in text_of(events) and "{" not in text_of(events)
     assert events[-1] == ResponseCompleted(finish_reason="stop")
+
+
+def never() -> bool:
+    return False
+
+
+def test_scored_prompt_tokens_get_the_models_own_log_probabilities(smol: LocalModel) -> None:
+    engine = smol.engine
+    tokens = engine.tokenize(smol.render(request(Message.user("Name three colours."))))
+    scored = range(len(tokens) - 10, len(tokens) - 3)
+    evaluated = engine._evaluate_prompt(tokens, never, scored)
+    assert evaluated is not None
+    _, scores = evaluated
+    assert len(scores) == len(scored)
+    for position, score in zip(scored, scores, strict=True):
+        engine._evaluate_prompt(tokens[:position], never)  # its last logits predict `position`
+        expected = math.log(engine._probability([tokens[position]]))
+        assert score == pytest.approx(expected, abs=0.01)
+
+
+def test_the_contrast_baseline_runs_beside_the_conversation(smol: LocalModel) -> None:
+    engine, llm = smol.engine, smol.engine.llm
+    ask = Message.user("Name three colours.")
+    tokens = engine.tokenize(smol.render(request(Message.system("Be brief."), ask)))
+    plain = engine.tokenize(smol.render(request(ask)))
+    n = len(engine.tokenize(ask.text))
+    span = (len(tokens) - n - 5, len(tokens) - 5)  # the request, before the turn's end
+    baseline_span = (len(plain) - n - 5, len(plain) - 5)
+    assert tokens[slice(*span)] == plain[slice(*baseline_span)]
+    evaluated = engine._evaluate_prompt(tokens, never, range(*span))
+    assert evaluated is not None
+    next_token = engine._probability([tokens[0]])
+
+    def nats(baseline: list[int], where: tuple[int, int]) -> float | None:
+        contrast = Contrast(span=span, baseline=tuple(baseline), baseline_span=where)
+        return engine._contrast_nats(contrast, evaluated[1], never)
+
+    assert nats(tokens, span) == pytest.approx(0.0, abs=0.01)
+    assert nats(plain, baseline_span) != pytest.approx(0.0, abs=0.01)
+    # The main context still holds the prompt, its last logits untouched.
+    assert list(llm.input_ids[: llm.n_tokens]) == tokens
+    assert engine._probability([tokens[0]]) == next_token
+
+
+SOLVE_QUADRATIC = ToolDefinition(  # BFCL simple_python_6
+    name="solve_quadratic",
+    description="Find the roots of a quadratic equation. Returns both roots.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "a": {"type": "integer", "description": "Coefficient of x²."},
+            "b": {"type": "integer", "description": "Coefficient of x."},
+            "c": {"type": "integer", "description": "Constant term."},
+        },
+        "required": ["a", "b", "c"],
+    },
+)
+
+
+def test_the_call_gate_weighs_how_much_the_tools_explain_the_request(
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The model gives opening a call 0.72 here, under the 0.75 threshold; the tool makes the
+    # request 21.7 nats likelier than it is without it, well past the neutral 15.
+    ask = request(
+        Message.user("What are the roots of the quadratic equation where a=2, b=5 and c=3 ?"),
+        tools=(SOLVE_QUADRATIC,),
+        max_output_tokens=60,
+    )
+    assert calls_of(collect(qwen, ask)) == [("solve_quadratic", {"a": 2, "b": 5, "c": 3})]
+    monkeypatch.setattr(qwen, "relevance_weight", 0.0)
+    assert calls_of(collect(qwen, ask)) == []

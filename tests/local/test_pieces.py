@@ -1,6 +1,11 @@
-"""Parts of the local adapter that need no model: call formats, stop strings, templates."""
+"""Parts of the local adapter that need no model: call formats, stop strings, templates, the
+call gate's arithmetic."""
 
 from __future__ import annotations
+
+import math
+import re
+import zlib
 
 import pytest
 from hypothesis import given
@@ -8,8 +13,9 @@ from hypothesis import strategies as st
 
 from toolwire import UsageError
 from toolwire.messages import Message, TextPart, ToolCall, ToolResult
-from toolwire.models.local._engine import _StopMatcher
+from toolwire.models.local._engine import Contrast, Gate, _StopMatcher
 from toolwire.models.local._formats import HERMES, PROMPTED, call_key, detect_format
+from toolwire.models.local._relevance import RELEVANCE_MAX_TOKENS, request_contrast
 from toolwire.models.local._template import ChatTemplate, template_messages
 
 
@@ -125,3 +131,62 @@ def test_whole_calls_are_cut_where_the_grammar_ends_them() -> None:
     assert HERMES.whole_call(text, end, first=False) == (len(text), key)  # same call, any order
     assert HERMES.whole_call(text, end, first=True) is None  # a later call needs its separator
     assert key != call_key("f", {"x": 2, "y": "}"})
+
+
+def test_the_call_gate_adds_the_requests_evidence_to_the_models_log_odds() -> None:
+    alone = Gate((1, 2), threshold=0.75)
+    assert alone.opens(0.75, None) and not alone.opens(0.7, None)
+    weighed = Gate((1, 2), threshold=0.75, contrast=CONTRAST, weight=0.2, neutral=15.0)
+    assert weighed.opens(0.7, None) is alone.opens(0.7, None)  # no evidence: as alone
+    assert weighed.opens(0.7, 15.0) is alone.opens(0.7, None)  # neutral evidence: the same
+    # log-odds 0.85 + 0.2 * 2 >= 1.10; 1.39 - 0.2 * 3 < 1.10
+    assert weighed.opens(0.7, 17.0) and not weighed.opens(0.8, 12.0)
+    assert weighed.opens(0.05, 40.0) and not weighed.opens(0.99, -20.0)
+    assert weighed.opens(0.0, 1e9) and not weighed.opens(1.0, -1e9)  # finite at the ends
+    never = Gate((1, 2), threshold=math.inf, contrast=CONTRAST, weight=0.2, neutral=15.0)
+    assert not never.opens(1.0, 1e9)
+
+
+CONTRAST = Contrast(span=(1, 2), baseline=(0, 5), baseline_span=(1, 2))
+
+
+def characters(text: str) -> list[int]:
+    return [ord(c) for c in text]
+
+
+def words(text: str) -> list[int]:
+    return [zlib.crc32(piece.encode()) for piece in re.findall(r"\w+|\W", text)]
+
+
+def test_the_contrast_scores_the_last_user_request_in_both_prompts() -> None:
+    ask = Message.user("Convert 3 km")
+    prompt = "<sys>tools: convert_units</sys><user>Convert 3 km</user><assistant>"
+    baseline = "<sys>helpful</sys><user>Convert 3 km</user><assistant>"
+    contrast = request_contrast((ask,), prompt, characters(prompt), baseline, characters)
+    assert contrast is not None
+    start, end = contrast.span
+    assert prompt[start:end] == "Convert 3 km"
+    assert contrast.baseline == tuple(characters(baseline))
+    assert baseline[slice(*contrast.baseline_span)] == "Convert 3 km"
+
+
+def test_the_contrast_caps_a_long_request() -> None:
+    ask = Message.user("x" * 1000)
+    prompt = f"<user>{ask.text}</user>"
+    contrast = request_contrast((ask,), prompt, characters(prompt), prompt, characters)
+    assert contrast is not None
+    assert contrast.span == (6, 6 + RELEVANCE_MAX_TOKENS) == contrast.baseline_span
+
+
+def test_no_contrast_where_there_is_no_request_to_score() -> None:
+    result = Message(role="tool", parts=(ToolResult(call_id="c1", name="t", content="3"),))
+    prompt = "<user>Convert 3 km</user><tool>3</tool>"
+    for messages in ((), (Message.user("Convert 3 km"), result), (Message.user("  "),)):
+        assert request_contrast(messages, prompt, characters(prompt), prompt, characters) is None
+    # The request's first word merges with the template's text before it: no token boundary.
+    ask = Message.user("Convert 3 km")
+    glued = "<user>xConvert 3 km</user>"
+    assert request_contrast((ask,), glued, words(glued), glued, words) is None
+    # The prompt's tokens are not what tokenizing its text gives.
+    prompt = "<user>Convert 3 km</user>"
+    assert request_contrast((ask,), prompt, [0, *characters(prompt)], prompt, characters) is None

@@ -19,7 +19,7 @@ import math
 import os
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,6 +29,41 @@ from ._sampling import GrammarSampler
 __all__ = ["Engine", "Generation", "GenerationRequest"]
 
 EngineFinish = Literal["stop", "length", "interrupted", "stop_sequence"]
+
+
+@dataclass(frozen=True, slots=True)
+class Contrast:
+    """How much likelier a stretch of the prompt is than the same tokens in another prompt that
+    lacks something (the tools, say): the log-probability of `tokens[span]` in the request's
+    prompt minus that of `baseline[baseline_span]`, in nats, each token given all before it."""
+
+    span: tuple[int, int]
+    baseline: tuple[int, ...]
+    baseline_span: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """Opens when the model gives `tokens` together at least `threshold` probability as the start
+    of its reply. With `contrast`, its nats beyond `neutral`, times `weight`, are added to the
+    log-odds of that probability first."""
+
+    tokens: tuple[int, ...]
+    threshold: float
+    contrast: Contrast | None = None
+    weight: float = 0.0
+    neutral: float = 0.0
+
+    def opens(self, probability: float, contrast_nats: float | None) -> bool:
+        if contrast_nats is None or self.threshold > 1:
+            return probability >= self.threshold
+        evidence = self.weight * (contrast_nats - self.neutral)
+        return _log_odds(probability) + evidence >= _log_odds(self.threshold)
+
+
+def _log_odds(probability: float) -> float:
+    p = min(max(probability, 1e-12), 1 - 1e-12)
+    return math.log(p) - math.log1p(-p)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -45,9 +80,8 @@ class GenerationRequest:
     stop: tuple[str, ...] = ()
     banned_tokens: tuple[int, ...] = ()
     """Tokens that may not be sampled (e.g. a tool-call marker when tool_choice is none)."""
-    gate: tuple[tuple[int, ...], float] | None = None
-    """(tokens, threshold): unless the model gives these tokens together at least this
-    probability as the start of its reply, none of them may start it (whitespace aside)."""
+    gate: Gate | None = None
+    """Unless it opens, none of its tokens may start the reply (whitespace aside)."""
     go_on_after: tuple[str, tuple[int, ...], float] | None = None
     """(text, tokens, threshold): each time the output ends with this text, it goes on only if
     the model gives these tokens together at least this probability next. A grammar that allows
@@ -105,6 +139,7 @@ class Engine:
         self._lock = threading.Lock()
         self._buffer = ctypes.create_string_buffer(64)
         self._texts: list[str] | None = None
+        self._side: _SideContext | None = None
         # Control tokens (`<|im_start|>`, `<|endoftext|>`…) are never part of a reply's text: a
         # model that samples one is starting another turn or has finished.
         self.reply_enders = tuple(
@@ -206,20 +241,24 @@ class Engine:
                 "shorten the conversation or load the model with a larger n_ctx"
             )
         samplers = [self._sampler(request, request.banned_tokens)]
+        gate = request.gate
+        contrast = gate.contrast if gate is not None else None
+        if contrast is not None and len(contrast.baseline) > self.n_ctx:
+            contrast = None  # the gate goes by the probability alone
         try:
-            cached = self._evaluate_prompt(tokens, should_stop)
-            if cached is None:
-                return Generation(
-                    text="",
-                    prompt_tokens=len(tokens),
-                    cached_tokens=0,
-                    output_tokens=0,
-                    finish="interrupted",
-                )
-            if request.gate is not None:
-                gated, threshold = request.gate
-                if self._probability(gated) < threshold:
-                    samplers.append(self._sampler(request, (*request.banned_tokens, *gated)))
+            evaluated = self._evaluate_prompt(
+                tokens, should_stop, scored=range(*contrast.span) if contrast else range(0)
+            )
+            if evaluated is None:
+                return _interrupted(len(tokens))
+            cached, scores = evaluated
+            nats = None
+            if contrast is not None:
+                nats = self._contrast_nats(contrast, scores, should_stop)
+                if nats is None:
+                    return _interrupted(len(tokens))
+            if gate is not None and not gate.opens(self._probability(gate.tokens), nats):
+                samplers.append(self._sampler(request, (*request.banned_tokens, *gate.tokens)))
             return self._sample(
                 request,
                 samplers,
@@ -233,22 +272,68 @@ class Engine:
             for sampler in samplers:
                 sampler.close()
 
-    def _evaluate_prompt(self, tokens: list[int], should_stop: Callable[[], bool]) -> int | None:
+    def _evaluate_prompt(
+        self, tokens: list[int], should_stop: Callable[[], bool], scored: range = range(0)
+    ) -> tuple[int, list[float]] | None:
         """Evaluate `tokens` after the longest prefix already in the KV cache. Returns how many
-        tokens came from the cache, or None when stopped part way."""
+        tokens came from the cache and the log-probability of each token in `scored`, or None
+        when stopped part way."""
         llm = self.llm
         reuse = min(_common_prefix(llm.input_ids[: llm.n_tokens], tokens), len(tokens) - 1)
+        if scored:
+            reuse = min(reuse, scored.start - 1)  # the logits that score them are not kept
         # Drop whatever follows the shared prefix; a model whose memory cannot be cut part way
         # (recurrent architectures) starts over.
         if not llm._ctx.kv_cache_seq_rm(-1, reuse, -1):
             llm._ctx.kv_cache_clear()
             reuse = 0
         llm.n_tokens = reuse
-        for start in range(reuse, len(tokens), llm.n_batch):
-            if start > reuse and should_stop():
-                return None
-            llm.eval(tokens[start : start + llm.n_batch])
-        return reuse
+
+        def evaluated(start: int, chunk: Sequence[int]) -> None:
+            llm.input_ids[start : start + len(chunk)] = chunk
+            llm.n_tokens = start + len(chunk)
+
+        scores = _evaluate(
+            llm._ctx, llm._batch, llm.n_batch, tokens, reuse, scored, evaluated, should_stop
+        )
+        return None if scores is None else (reuse, scores)
+
+    def _contrast_nats(
+        self, contrast: Contrast, scores: list[float], should_stop: Callable[[], bool]
+    ) -> float | None:
+        """The contrast's nats: the baseline is evaluated in a second context on the same
+        weights, so the main context's cache keeps the conversation."""
+        side = self._side_context()
+        baseline = list(contrast.baseline)
+        scored = range(*contrast.baseline_span)
+        reuse = min(_common_prefix(side.tokens, baseline), len(baseline) - 1, scored.start - 1)
+        side.context.kv_cache_seq_rm(-1, reuse, -1)
+        del side.tokens[reuse:]
+
+        def evaluated(start: int, chunk: Sequence[int]) -> None:
+            side.tokens[start:] = chunk
+
+        base = _evaluate(
+            side.context,
+            side.batch,
+            self.llm.n_batch,
+            baseline,
+            reuse,
+            scored,
+            evaluated,
+            should_stop,
+        )
+        return None if base is None else math.fsum(scores) - math.fsum(base)
+
+    def _side_context(self) -> _SideContext:
+        if self._side is None:
+            internals = importlib.import_module("llama_cpp._internals")
+            params = self._llama_cpp.llama_context_params.from_buffer_copy(self.llm.context_params)
+            self._side = _SideContext(
+                internals.LlamaContext(model=self.llm._model, params=params, verbose=False),
+                internals.LlamaBatch(n_tokens=self.llm.n_batch, embd=0, n_seq_max=1, verbose=False),
+            )
+        return self._side
 
     def _probability(self, tokens: Sequence[int]) -> float:
         """The probability of sampling any of `tokens` next (from the last logits)."""
@@ -348,6 +433,56 @@ class Engine:
             seed=seed,
             banned=banned,
         )
+
+
+def _interrupted(prompt_tokens: int) -> Generation:
+    return Generation(
+        text="", prompt_tokens=prompt_tokens, cached_tokens=0, output_tokens=0, finish="interrupted"
+    )
+
+
+@dataclass(slots=True)
+class _SideContext:
+    """A second llama.cpp context on the loaded weights, with its own KV cache."""
+
+    context: Any
+    batch: Any
+    tokens: list[int] = field(default_factory=list)
+
+
+def _evaluate(
+    context: Any,
+    batch: Any,
+    n_batch: int,
+    tokens: Sequence[int],
+    start: int,
+    scored: range,
+    evaluated: Callable[[int, Sequence[int]], None],
+    should_stop: Callable[[], bool],
+) -> list[float] | None:
+    """Evaluate `tokens[start:]` in `context` (whose cache holds the first `start`), telling
+    `evaluated` of each batch done. Returns the log-probability of each token in `scored` given
+    those before it, or None when stopped part way."""
+    import numpy as np
+
+    scores: list[float] = []
+    for begin in range(start, len(tokens), n_batch):
+        if begin > start and should_stop():
+            return None
+        chunk = tokens[begin : begin + n_batch]
+        batch.set_batch(chunk, begin, False)
+        # The logits at position i are the model's prediction of token i + 1.
+        predicting = [i for i in range(len(chunk)) if begin + i + 1 in scored]
+        for i in predicting:
+            batch.batch.logits[i] = True
+        context.decode(batch)
+        evaluated(begin, chunk)
+        n_vocab = context.model.n_vocab()
+        for i in predicting:
+            logits = np.ctypeslib.as_array(context.get_logits_ith(i), shape=(n_vocab,))
+            logits = logits.astype(np.float64)
+            scores.append(float(logits[tokens[begin + i + 1]] - np.logaddexp.reduce(logits)))
+    return scores
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:

@@ -12,13 +12,14 @@ the calls; generation (grammars, the call gate) is planned here all the same.
 Tool choice:
 - `auto`: the model writes freely, but may open its reply with a call only if it gives that
   opening at least `call_threshold` probability (small models otherwise call a tool for
-  questions no tool fits). A reply that opens a call, in whatever format the model chose
-  (fenced or bare JSON are common), is generated again from its start under a grammar, so the
-  call is in the family's own format, may be followed by more calls, and names a real tool; with
-  `strict` (the default) its arguments also match the tool's JSON Schema. A reply that opens
-  with prose stays free text. A call the conversation already has the result of is dropped
-  (small models repeat calls instead of reading the result); a reply left with no call is
-  written again as text.
+  questions no tool fits), weighed, for a new request with native tools, with how much likelier
+  the tools make the request (`_relevance`, scaled by `relevance_weight`; 0 leaves it out). A
+  reply that opens a call, in whatever format the model chose (fenced or bare JSON are common),
+  is generated again from its start under a grammar, so the call is in the family's own format,
+  may be followed by more calls, and names a real tool; with `strict` (the default) its
+  arguments also match the tool's JSON Schema. A reply that opens with prose stays free text.
+  A call the conversation already has the result of is dropped (small models repeat calls
+  instead of reading the result); a reply left with no call is written again as text.
 - `required` / a named tool: a grammar forces a call (to that tool); its arguments follow the
   schema with `strict`, and are any JSON object without.
 In both, a reply stops at a call it has already made (small models repeat one until the token
@@ -30,6 +31,7 @@ limit).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
@@ -47,6 +49,7 @@ from ._calls import ScannerFactory, default_scanner
 from ._engine import Engine, GenerationRequest
 from ._formats import PROMPTED, CallFormat, call_key, detect_format
 from ._grammar import calls_grammar
+from ._relevance import RELEVANCE_NEUTRAL, RELEVANCE_WEIGHT, request_contrast
 from ._reply import Plan, Reply, Steering
 from ._template import ChatTemplate, template_messages, template_tools
 
@@ -122,6 +125,7 @@ class LocalModel:
         max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
         guidance: str | None = DEFAULT_GUIDANCE,
         call_threshold: float | None = DEFAULT_CALL_THRESHOLD,
+        relevance_weight: float = RELEVANCE_WEIGHT,
         scanner: ScannerFactory = default_scanner,
     ) -> None:
         if callable(source):
@@ -139,6 +143,7 @@ class LocalModel:
         self.max_output_tokens = max_output_tokens
         self.guidance = guidance
         self.call_threshold = call_threshold
+        self.relevance_weight = relevance_weight
         self._scanner = scanner
         self._loaded: _Loaded | None = None
         self._load_lock = threading.Lock()
@@ -253,6 +258,15 @@ class LocalModel:
         engine = loaded.engine
         add_bos = engine.adds_bos() and not prompt.startswith(loaded.template.bos_token)
         base = _generation(engine.tokenize(prompt, add_bos=add_bos), request.settings, self)
+        relevance = None
+        # Prompted mode's catalogue is in the messages by now, so there is no prompt without
+        # the tools to compare with.
+        if plan.mode == "decide" and request.tools and self.relevance_weight:
+            tokenize = functools.partial(engine.tokenize, add_bos=add_bos)
+            without_tools = loaded.template.render(template_messages(request.messages), None)
+            relevance = request_contrast(
+                request.messages, prompt, base.tokens, without_tools, tokenize
+            )
         answer_prompt = None
         if plan.answer is not None:
             folded = dataclasses.replace(request, messages=plan.answer)
@@ -272,8 +286,11 @@ class LocalModel:
                 answer_openers_banned=loaded.answer_openers_banned,
                 prose_only=loaded.prose_only,
                 another_call_threshold=ANOTHER_CALL_THRESHOLD,
+                relevance_weight=self.relevance_weight,
+                relevance_neutral=RELEVANCE_NEUTRAL,
             ),
             answer_prompt=answer_prompt,
+            relevance=relevance,
         )
         async for event in reply.events():
             yield event

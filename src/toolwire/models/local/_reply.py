@@ -25,7 +25,7 @@ from ...events import FinishReason, ModelEvent, ResponseCompleted, TextDelta, Us
 from ...messages import Message, Usage
 from ...textcalls import ModelEventReader
 from ._bridge import start
-from ._engine import Engine, Generation, GenerationRequest
+from ._engine import Contrast, Engine, Gate, Generation, GenerationRequest
 from ._formats import CallFormat
 
 __all__ = ["Plan", "Reply", "Steering"]
@@ -59,6 +59,9 @@ class Steering:
     another_call_threshold: float
     """After a whole call, the probability the model must give `call_openers` for the reply to
     go on to another call rather than end."""
+    relevance_weight: float = 0.0
+    relevance_neutral: float = 0.0
+    """How the call gate weighs the reply's `relevance` (see `Gate`)."""
 
 
 class Reply:
@@ -72,6 +75,7 @@ class Reply:
         steering: Steering,
         *,
         answer_prompt: Callable[[], Sequence[int]] | None = None,
+        relevance: Contrast | None = None,
     ) -> None:
         self.engine = engine
         self.call_format = call_format
@@ -81,7 +85,16 @@ class Reply:
         self.gated = (
             self.base
             if threshold is None
-            else dataclasses.replace(self.base, gate=(steering.call_openers, threshold))
+            else dataclasses.replace(
+                self.base,
+                gate=Gate(
+                    steering.call_openers,
+                    threshold,
+                    relevance,
+                    weight=steering.relevance_weight,
+                    neutral=steering.relevance_neutral,
+                ),
+            )
         )
         self.steering = steering
         self.answer_prompt = answer_prompt
@@ -195,7 +208,7 @@ class Reply:
             self.base,
             tokens=prompt() if prompt is not None else self.base.tokens,
             banned_tokens=(*self.plan.banned, *steering.prose_only),
-            gate=(steering.answer_openers_banned, math.inf),
+            gate=Gate(steering.answer_openers_banned, math.inf),
         )
 
     def _read(self, text: str) -> list[ModelEvent]:
