@@ -7,7 +7,8 @@ cancellation flag, so a cancelled run frees the model within one token.
 The KV cache is never cleared between requests: llama-cpp-python evaluates only the tokens that
 follow the longest prefix a new prompt shares with what is already in the cache, so a loop whose
 history grows by appending pays only for the new turn. `Generation.cached_tokens` reports how much
-of each prompt was served that way.
+of each prompt was served that way. A gate's contrast prompt is evaluated in a second context on
+the same weights (created on first use), so it never displaces the conversation from the cache.
 """
 
 from __future__ import annotations
@@ -307,7 +308,9 @@ class Engine:
         baseline = list(contrast.baseline)
         scored = range(*contrast.baseline_span)
         reuse = min(_common_prefix(side.tokens, baseline), len(baseline) - 1, scored.start - 1)
-        side.context.kv_cache_seq_rm(-1, reuse, -1)
+        if not side.context.kv_cache_seq_rm(-1, reuse, -1):
+            side.context.kv_cache_clear()
+            reuse = 0
         del side.tokens[reuse:]
 
         def evaluated(start: int, chunk: Sequence[int]) -> None:
@@ -337,13 +340,7 @@ class Engine:
 
     def _probability(self, tokens: Sequence[int]) -> float:
         """The probability of sampling any of `tokens` next (from the last logits)."""
-        import numpy as np
-
-        logits = np.ctypeslib.as_array(
-            self.llm._ctx.get_logits_ith(-1), shape=(self.llm.n_vocab(),)
-        ).astype(np.float64)
-        total = np.logaddexp.reduce(logits)
-        return float(np.exp(np.logaddexp.reduce(logits[list(tokens)]) - total))
+        return math.exp(_log_probability(self.llm._ctx, -1, tokens))
 
     def _sample(
         self,
@@ -463,8 +460,6 @@ def _evaluate(
     """Evaluate `tokens[start:]` in `context` (whose cache holds the first `start`), telling
     `evaluated` of each batch done. Returns the log-probability of each token in `scored` given
     those before it, or None when stopped part way."""
-    import numpy as np
-
     scores: list[float] = []
     for begin in range(start, len(tokens), n_batch):
         if begin > start and should_stop():
@@ -477,12 +472,18 @@ def _evaluate(
             batch.batch.logits[i] = True
         context.decode(batch)
         evaluated(begin, chunk)
-        n_vocab = context.model.n_vocab()
-        for i in predicting:
-            logits = np.ctypeslib.as_array(context.get_logits_ith(i), shape=(n_vocab,))
-            logits = logits.astype(np.float64)
-            scores.append(float(logits[tokens[begin + i + 1]] - np.logaddexp.reduce(logits)))
+        scores.extend(_log_probability(context, i, (tokens[begin + i + 1],)) for i in predicting)
     return scores
+
+
+def _log_probability(context: Any, output: int, tokens: Sequence[int]) -> float:
+    """The log-probability of any of `tokens` by the logits of the batch's `output`th token."""
+    import numpy as np
+
+    logits = np.ctypeslib.as_array(
+        context.get_logits_ith(output), shape=(context.model.n_vocab(),)
+    ).astype(np.float64)
+    return float(np.logaddexp.reduce(logits[list(tokens)]) - np.logaddexp.reduce(logits))
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
