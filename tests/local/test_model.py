@@ -333,7 +333,7 @@ def test_the_call_gate_weighs_how_much_the_tools_explain_the_request(
     qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The model gives opening a call 0.72 here, under the 0.75 threshold; the tool makes the
-    # request 21.7 nats likelier than it is without it, well past the neutral 15.
+    # request 21.7 nats likelier than it is without it, well past the neutral 14.
     ask = request(
         Message.user("What are the roots of the quadratic equation where a=2, b=5 and c=3 ?"),
         tools=(SOLVE_QUADRATIC,),

@@ -71,10 +71,11 @@ of 10 below 0.7); its last sentence raises the probability of a second call afte
 parallel items (0.29 -> 0.97, 0.39 -> 0.91, 0.007 -> 0.25) and leaves it at 0 on simple ones."""
 DEFAULT_CALL_THRESHOLD = 0.75
 """A reply may open with a call only if the model gives the tokens that open one at least this
-probability together; below it, the reply starts as text. The trade-off on the first 50 BFCL
-items of each category (one run at 0.7, and each called item's probability to replay it at
-higher thresholds): 0.7 -> simple 84, multiple 74, irrelevance 64; 0.75 -> 80, 70, 72; 0.8 ->
-76, 66, 80. The lowest threshold keeping irrelevance at >= 70%."""
+probability together (its log-odds moved first by the request's relevance, see `_relevance`);
+below it, the reply starts as text. Chosen by the probability alone, on the first 50 BFCL items
+of each category (one run at 0.7, and each called item's probability to replay it at higher
+thresholds): 0.7 -> simple 84, multiple 74, irrelevance 64; 0.75 -> 80, 70, 72; 0.8 -> 76, 66,
+80. The lowest threshold keeping irrelevance at >= 70%."""
 
 ANOTHER_CALL_THRESHOLD = 0.01
 """After a call, the reply goes on to another only if the model gives the tokens that open one at
