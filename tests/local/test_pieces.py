@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 import zlib
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from toolwire import UsageError
 from toolwire.messages import Message, TextPart, ToolCall, ToolResult
+from toolwire.models.local import LocalModel
 from toolwire.models.local._engine import Contrast, Gate, _StopMatcher
 from toolwire.models.local._formats import HERMES, PROMPTED, call_key, detect_format
 from toolwire.models.local._relevance import RELEVANCE_MAX_TOKENS, request_contrast
@@ -162,7 +164,7 @@ def test_the_contrast_scores_the_last_user_request_in_both_prompts() -> None:
     ask = Message.user("Convert 3 km")
     prompt = "<sys>tools: convert_units</sys><user>Convert 3 km</user><assistant>"
     baseline = "<sys>helpful</sys><user>Convert 3 km</user><assistant>"
-    contrast = request_contrast((ask,), prompt, characters(prompt), baseline, characters)
+    contrast = request_contrast((ask,), prompt, characters(prompt), lambda: baseline, characters)
     assert contrast is not None
     start, end = contrast.span
     assert prompt[start:end] == "Convert 3 km"
@@ -173,20 +175,40 @@ def test_the_contrast_scores_the_last_user_request_in_both_prompts() -> None:
 def test_the_contrast_caps_a_long_request() -> None:
     ask = Message.user("x" * 1000)
     prompt = f"<user>{ask.text}</user>"
-    contrast = request_contrast((ask,), prompt, characters(prompt), prompt, characters)
+    contrast = request_contrast((ask,), prompt, characters(prompt), lambda: prompt, characters)
     assert contrast is not None
     assert contrast.span == (6, 6 + RELEVANCE_MAX_TOKENS) == contrast.baseline_span
+
+
+def unrendered() -> str:
+    raise AssertionError("the prompt without the tools is rendered only for a request to score")
 
 
 def test_no_contrast_where_there_is_no_request_to_score() -> None:
     result = Message(role="tool", parts=(ToolResult(call_id="c1", name="t", content="3"),))
     prompt = "<user>Convert 3 km</user><tool>3</tool>"
     for messages in ((), (Message.user("Convert 3 km"), result), (Message.user("  "),)):
-        assert request_contrast(messages, prompt, characters(prompt), prompt, characters) is None
+        contrast = request_contrast(messages, prompt, characters(prompt), unrendered, characters)
+        assert contrast is None
     # The request's first word merges with the template's text before it: no token boundary.
     ask = Message.user("Convert 3 km")
     glued = "<user>xConvert 3 km</user>"
-    assert request_contrast((ask,), glued, words(glued), glued, words) is None
+    assert request_contrast((ask,), glued, words(glued), unrendered, words) is None
     # The prompt's tokens are not what tokenizing its text gives.
     prompt = "<user>Convert 3 km</user>"
-    assert request_contrast((ask,), prompt, [0, *characters(prompt)], prompt, characters) is None
+    tokens = [0, *characters(prompt)]
+    assert request_contrast((ask,), prompt, tokens, unrendered, characters) is None
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("call_threshold", 1.5, "call_threshold is a probability"),
+        ("relevance_weight", -0.1, "relevance_weight is 0"),
+        ("relevance_weight", math.inf, "relevance_weight is 0"),
+        ("relevance_weight", math.nan, "relevance_weight is 0"),
+    ],
+)
+def test_gate_options_out_of_range_are_refused(option: str, value: float, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        LocalModel(lambda: Path("unused.gguf"), **{option: value})

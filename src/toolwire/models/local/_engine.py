@@ -280,14 +280,7 @@ class Engine:
         tokens came from the cache and the log-probability of each token in `scored`, or None
         when stopped part way."""
         llm = self.llm
-        reuse = min(_common_prefix(llm.input_ids[: llm.n_tokens], tokens), len(tokens) - 1)
-        if scored:
-            reuse = min(reuse, scored.start - 1)  # the logits that score them are not kept
-        # Drop whatever follows the shared prefix; a model whose memory cannot be cut part way
-        # (recurrent architectures) starts over.
-        if not llm._ctx.kv_cache_seq_rm(-1, reuse, -1):
-            llm._ctx.kv_cache_clear()
-            reuse = 0
+        reuse = _keep_prefix(llm._ctx, llm.input_ids[: llm.n_tokens], tokens, scored)
         llm.n_tokens = reuse
 
         def evaluated(start: int, chunk: Sequence[int]) -> None:
@@ -307,10 +300,7 @@ class Engine:
         side = self._side_context()
         baseline = list(contrast.baseline)
         scored = range(*contrast.baseline_span)
-        reuse = min(_common_prefix(side.tokens, baseline), len(baseline) - 1, scored.start - 1)
-        if not side.context.kv_cache_seq_rm(-1, reuse, -1):
-            side.context.kv_cache_clear()
-            reuse = 0
+        reuse = _keep_prefix(side.context, side.tokens, baseline, scored)
         del side.tokens[reuse:]
 
         def evaluated(start: int, chunk: Sequence[int]) -> None:
@@ -445,6 +435,20 @@ class _SideContext:
     context: Any
     batch: Any
     tokens: list[int] = field(default_factory=list)
+
+
+def _keep_prefix(context: Any, cached: Sequence[int], tokens: Sequence[int], scored: range) -> int:
+    """Keep in `context`'s KV cache the longest prefix of `tokens` it already holds (`cached`),
+    short of the last token and of any logits `scored` needs; returns its length."""
+    reuse = min(_common_prefix(cached, tokens), len(tokens) - 1)
+    if scored:
+        reuse = min(reuse, scored.start - 1)  # the logits that score them are not kept
+    # Drop whatever follows the shared prefix; a model whose memory cannot be cut part way
+    # (recurrent architectures) starts over.
+    if not context.kv_cache_seq_rm(-1, reuse, -1):
+        context.kv_cache_clear()
+        return 0
+    return reuse
 
 
 def _evaluate(

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
@@ -138,6 +139,8 @@ class LocalModel:
             self._locate = lambda: path
         if call_threshold is not None and not 0.0 <= call_threshold <= 1.0:
             raise UsageError("call_threshold is a probability, from 0 to 1")
+        if not 0.0 <= relevance_weight < math.inf:
+            raise UsageError("relevance_weight is 0 (the request's relevance left out) or more")
         self._name = name or f"local:{source}"
         self._engine_options = (n_ctx, n_threads, n_gpu_layers)
         self.strict = strict
@@ -263,10 +266,12 @@ class LocalModel:
         # Prompted mode's catalogue is in the messages by now, so there is no prompt without
         # the tools to compare with.
         if plan.mode == "decide" and request.tools and self.relevance_weight:
-            tokenize = functools.partial(engine.tokenize, add_bos=add_bos)
-            without_tools = loaded.template.render(template_messages(request.messages), None)
             relevance = request_contrast(
-                request.messages, prompt, base.tokens, without_tools, tokenize
+                request.messages,
+                prompt,
+                base.tokens,
+                lambda: loaded.template.render(template_messages(request.messages), None),
+                functools.partial(engine.tokenize, add_bos=add_bos),
             )
         answer_prompt = None
         if plan.answer is not None:

@@ -40,19 +40,23 @@ def request_contrast(
     messages: Sequence[Message],
     prompt: str,
     tokens: Sequence[int],
-    baseline_prompt: str,
+    render_baseline: Callable[[], str],
     tokenize: Callable[[str], list[int]],
 ) -> Contrast | None:
     """The contrast between the last user message in `prompt` (whose tokens are `tokens`) and
-    in `baseline_prompt` (the conversation without the tools); None when the conversation does
-    not end with a user's request, or its text does not tokenize the same in both."""
+    in the prompt `render_baseline` gives (the conversation without the tools, rendered only
+    when there is a request to score); None when the conversation does not end with a user's
+    request, or its text does not tokenize the same in both."""
     last = messages[-1] if messages else None
     if last is None or last.role != "user" or last.tool_results or not last.text.strip():
         return None
     span = _span(prompt, tokens, last.text, tokenize)
+    if span is None:
+        return None
+    baseline_prompt = render_baseline()
     baseline = tokenize(baseline_prompt)
     baseline_span = _span(baseline_prompt, baseline, last.text, tokenize)
-    if span is None or baseline_span is None:
+    if baseline_span is None:
         return None
     if tokens[slice(*span)] != baseline[slice(*baseline_span)]:
         return None
