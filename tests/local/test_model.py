@@ -287,7 +287,9 @@ def test_scored_prompt_tokens_get_the_models_own_log_probabilities(smol: LocalMo
     for position, score in zip(scored, scores, strict=True):
         engine._evaluate_prompt(tokens[:position], never)  # its last logits predict `position`
         expected = math.log(engine._probability([tokens[position]]))
-        assert score == pytest.approx(expected, abs=0.01)
+        # Batches and single tokens go through different kernels, which round differently
+        # (up to 0.1 nats on AVX-512); a score off by one position is off by nats.
+        assert score == pytest.approx(expected, rel=0.03, abs=0.03)
 
 
 def test_the_contrast_baseline_runs_beside_the_conversation(smol: LocalModel) -> None:
@@ -332,13 +334,21 @@ SOLVE_QUADRATIC = ToolDefinition(  # BFCL simple_python_6
 def test_the_call_gate_weighs_how_much_the_tools_explain_the_request(
     qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The model gives opening a call 0.72 here, under the 0.75 threshold; the tool makes the
-    # request 21.7 nats likelier than it is without it, well past the neutral 14.
+    # The tool makes this request about 21.7 nats likelier than it is without it, well past the
+    # neutral 14: at weight 0.2 that adds 1.5 to the log-odds of opening a call. The threshold
+    # is set just out of reach of the probability alone (about 0.72; it varies with the CPU's
+    # kernels), within reach of it weighed.
     ask = request(
         Message.user("What are the roots of the quadratic equation where a=2, b=5 and c=3 ?"),
         tools=(SOLVE_QUADRATIC,),
         max_output_tokens=60,
     )
+    engine = qwen.engine
+    assert not engine.adds_bos()
+    assert engine._evaluate_prompt(engine.tokenize(qwen.render(ask)), never) is not None
+    opening = engine._probability(qwen.load().call_openers)
+    odds = math.exp(0.75) * opening / (1 - opening)
+    monkeypatch.setattr(qwen, "call_threshold", odds / (1 + odds))
     assert calls_of(collect(qwen, ask)) == [("solve_quadratic", {"a": 2, "b": 5, "c": 3})]
     monkeypatch.setattr(qwen, "relevance_weight", 0.0)
     assert calls_of(collect(qwen, ask)) == []
