@@ -1,13 +1,14 @@
 """BFCL (non-live) accuracy of a local model through toolwire, against the same model used raw.
 
     python bench/local_bfcl.py DATASET.jsonl [--model local] [--limit N] [--categories a,b]
-                               [--out-dir bench/out] [--only toolwire|raw]
+                               [--out-dir bench/out] [--only toolwire|raw] [--max-tokens 512]
 
 "raw" is the model as llama-cpp-python serves it on its own: `create_chat_completion` with the
 GGUF's chat template and the tools, greedy decoding, and every JSON object with a `name` and
 `arguments` (or `parameters`) found in the reply taken as a call. "toolwire" is the `local`
 adapter (template, scanner, call steering). Both run on the same loaded model, in one process,
-over the same items. Predictions are written as they are made (resumable: rerun the same command
+over the same items, each reply cut at the same `--max-tokens` (a call is a few dozen tokens; the
+cap only shortens prose answers, which are scored as no call either way). Predictions are written as they are made (resumable: rerun the same command
 to continue); the table covers the items predicted so far by both.
 
 Make the dataset first: python -m toolwire.evals.bfcl bfcl.jsonl
@@ -36,11 +37,11 @@ from toolwire.evals import (
     score,
     select_items,
 )
-from toolwire.models import get_model
+from toolwire.models import ModelSettings, get_model
 from toolwire.models.local import LocalModel
 
 
-def raw_predictor(model: LocalModel) -> Any:
+def raw_predictor(model: LocalModel, max_tokens: int) -> Any:
     llm = model.engine.llm
 
     async def predict(item: EvalItem) -> Prediction:
@@ -59,7 +60,7 @@ def raw_predictor(model: LocalModel) -> Any:
         started = time.perf_counter()
         reply = await anyio.to_thread.run_sync(
             lambda: llm.create_chat_completion(
-                messages=messages, tools=tools, temperature=0.0, max_tokens=1024
+                messages=messages, tools=tools, temperature=0.0, max_tokens=max_tokens
             )
         )
         text = reply["choices"][0]["message"].get("content") or ""
@@ -112,6 +113,7 @@ def main() -> None:
     parser.add_argument("--categories")
     parser.add_argument("--out-dir", default="bench/out")
     parser.add_argument("--only", choices=["toolwire", "raw"])
+    parser.add_argument("--max-tokens", type=int, default=512)
     args = parser.parse_args()
     items = select_items(
         load_dataset(args.dataset),
@@ -123,10 +125,11 @@ def main() -> None:
         sys.exit("this benchmark compares a local: model with its raw use")
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    settings = ModelSettings(temperature=0.0, max_output_tokens=args.max_tokens)
     slug = args.model.replace(":", "_").replace("/", "_")
     runs = {
-        "toolwire": (out / f"{slug}.toolwire.jsonl", lambda: model_predictor(model)),
-        "raw": (out / f"{slug}.raw.jsonl", lambda: raw_predictor(model)),
+        "toolwire": (out / f"{slug}.toolwire.jsonl", lambda: model_predictor(model, settings)),
+        "raw": (out / f"{slug}.raw.jsonl", lambda: raw_predictor(model, args.max_tokens)),
     }
     results = {}
     for which, (path, predictor) in runs.items():
