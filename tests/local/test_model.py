@@ -3,7 +3,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
@@ -25,7 +25,7 @@ from toolwire.messages import Message
 from toolwire.models import ModelRequest, ModelSettings, NamedToolChoice, get_model
 from toolwire.models.local import LocalModel
 from toolwire.models.local import _model as local_model
-from toolwire.models.local._engine import Contrast, GenerationRequest
+from toolwire.models.local._engine import Contrast, GenerationRequest, GoOn
 from toolwire.tools import ToolDefinition
 
 DEFINITIONS = tuple(t.definition for t in TOOLS)
@@ -160,13 +160,22 @@ def test_the_engine_goes_on_after_a_checkpoint_only_if_the_model_would(smol: Loc
         grammar='root ::= "a" "\\n" "a" "\\n" "a"',
     )
 
-    def text(threshold: float) -> str:
-        checkpoint = ("\n", letters, threshold)
-        go_on = dataclasses.replace(base, go_on_after=checkpoint)
+    def text(threshold: float, evidence: Callable[[str], float] | None = None) -> str:
+        go_on = dataclasses.replace(base, go_on=GoOn("\n", letters, threshold, evidence))
         return engine.generate(go_on, lambda piece: None, lambda: False).text
 
     assert text(1.01) == "a\n"  # no probability reaches it: the output ends at the first
     assert text(0.0) == "a\na\na"
+    # Evidence from the output so far moves the check: here it pushes the second one past any
+    # probability, so the output goes on once and ends at the next.
+    seen: list[str] = []
+
+    def evidence(output: str) -> float:
+        seen.append(output)
+        return 100.0 if output == "a\n" else -100.0
+
+    assert text(0.5, evidence) == "a\na\n"
+    assert seen == ["a\n", "a\na\n"]
 
 
 def test_a_reply_stops_at_a_call_it_already_made(
@@ -352,3 +361,36 @@ def test_the_call_gate_weighs_how_much_the_tools_explain_the_request(
     assert calls_of(collect(qwen, ask)) == [("solve_quadratic", {"a": 2, "b": 5, "c": 3})]
     monkeypatch.setattr(qwen, "relevance_weight", 0.0)
     assert calls_of(collect(qwen, ask)) == []
+
+
+MATH_GCD = ToolDefinition(  # BFCL parallel_76
+    name="math_gcd",
+    description="Compute the greatest common divisor of two numbers",
+    parameters={
+        "type": "object",
+        "properties": {
+            "num1": {"type": "integer", "description": "The first number."},
+            "num2": {"type": "integer", "description": "The second number."},
+        },
+        "required": ["num1", "num2"],
+    },
+)
+
+
+def test_values_no_call_has_used_ask_for_another_call(
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # After the first call the model gives a second one about 0.0003: alone, the reply ends
+    # there. 81 and 27 are left unused, which lifts the odds past the go-on threshold.
+    ask = request(
+        Message.user(
+            "What is the greatest common divisor (GCD) of the two pairs of numbers "
+            "(45, 60) and (81, 27)?"
+        ),
+        tools=(MATH_GCD,),
+        max_output_tokens=120,
+    )
+    both = [("math_gcd", {"num1": 45, "num2": 60}), ("math_gcd", {"num1": 81, "num2": 27})]
+    assert calls_of(collect(qwen, ask)) == both
+    monkeypatch.setattr(local_model, "UNUSED_VALUE_WEIGHT", 0.0)
+    assert calls_of(collect(qwen, ask)) == both[:1]

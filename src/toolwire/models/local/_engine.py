@@ -27,7 +27,7 @@ from typing import Any, Literal
 from ...errors import ProviderError, UsageError
 from ._sampling import GrammarSampler
 
-__all__ = ["Engine", "Generation", "GenerationRequest"]
+__all__ = ["Engine", "Generation", "GenerationRequest", "GoOn"]
 
 EngineFinish = Literal["stop", "length", "interrupted", "stop_sequence"]
 
@@ -62,6 +62,25 @@ class Gate:
         return _log_odds(probability) + evidence >= _log_odds(self.threshold)
 
 
+@dataclass(frozen=True, slots=True)
+class GoOn:
+    """Each time the output ends with `after`, it goes on only if the model gives `tokens`
+    together at least `threshold` probability next (a grammar that allows more, another call,
+    would force it at once; this asks the model, unconstrained, first). With `evidence`, what it
+    says of the output so far is added to the log-odds of that probability first."""
+
+    after: str
+    tokens: tuple[int, ...]
+    threshold: float
+    evidence: Callable[[str], float] | None = None
+
+    def goes_on(self, probability: float, output: str) -> bool:
+        lift = self.evidence(output) if self.evidence is not None else 0.0
+        if not lift or self.threshold > 1:
+            return probability >= self.threshold
+        return _log_odds(probability) + lift >= _log_odds(self.threshold)
+
+
 def _log_odds(probability: float) -> float:
     p = min(max(probability, 1e-12), 1 - 1e-12)
     return math.log(p) - math.log1p(-p)
@@ -83,10 +102,7 @@ class GenerationRequest:
     """Tokens that may not be sampled (e.g. a tool-call marker when tool_choice is none)."""
     gate: Gate | None = None
     """Unless it opens, none of its tokens may start the reply (whitespace aside)."""
-    go_on_after: tuple[str, tuple[int, ...], float] | None = None
-    """(text, tokens, threshold): each time the output ends with this text, it goes on only if
-    the model gives these tokens together at least this probability next. A grammar that allows
-    more (another call) forces it at once; this asks the model, unconstrained, first."""
+    go_on: GoOn | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -352,12 +368,11 @@ class Engine:
         finish: EngineFinish = "length"
         # The last sampler (the gated one, if any) serves until the reply has begun in earnest.
         sampler = samplers[-1]
-        checkpoint, recent = request.go_on_after, ""
+        go_on, recent = request.go_on, ""
         while produced < limit:
-            if checkpoint is not None and recent.endswith(checkpoint[0]):
+            if go_on is not None and recent.endswith(go_on.after):
                 recent = ""
-                _, go_on_tokens, go_on_threshold = checkpoint
-                if self._probability(go_on_tokens) < go_on_threshold:
+                if not go_on.goes_on(self._probability(go_on.tokens), "".join(pieces)):
                     finish = "stop"
                     break
             token = sampler.sample(context, -1)
@@ -369,8 +384,8 @@ class Engine:
             if text:
                 pieces.append(text)
                 emit(text)
-                if checkpoint is not None:
-                    recent = (recent + text)[-len(checkpoint[0]) :]
+                if go_on is not None:
+                    recent = (recent + text)[-len(go_on.after) :]
                 if not text.isspace():
                     sampler = samplers[0]
             if hit:

@@ -41,6 +41,24 @@ class CallFormat:
         """If `text` holds, from `position`, one whole call as the call grammar writes it (after
         the separator, unless it is the reply's first): where it ends, and its `call_key`.
         None while it is still being written."""
+        found = self._next_call(text, position, first=first)
+        if found is None:
+            return None
+        end, call = found
+        return end, call_key(call.get("name"), call.get("arguments"))
+
+    def written_calls(self, text: str) -> list[dict[str, Any]]:
+        """The whole calls at the start of `text`, written as the call grammar writes them."""
+        calls: list[dict[str, Any]] = []
+        position = 0
+        while (found := self._next_call(text, position, first=not calls)) is not None:
+            position, call = found
+            calls.append(call)
+        return calls
+
+    def _next_call(
+        self, text: str, position: int, *, first: bool
+    ) -> tuple[int, dict[str, Any]] | None:
         opening = self.start if first else self.separator + self.start
         if not text.startswith(opening, position):
             return None
@@ -50,7 +68,7 @@ class CallFormat:
             return None
         if not text.startswith(self.end, end) or not isinstance(call, dict):
             return None
-        return end + len(self.end), call_key(call.get("name"), call.get("arguments"))
+        return end + len(self.end), call
 
     def opens_call(self, text: str) -> bool | None:
         """Whether a reply beginning with `text` is writing a call; None while it cannot tell."""

@@ -25,7 +25,8 @@ from ...events import FinishReason, ModelEvent, ResponseCompleted, TextDelta, Us
 from ...messages import Message, Usage
 from ...textcalls import ModelEventReader
 from ._bridge import start
-from ._engine import Contrast, Engine, Gate, Generation, GenerationRequest
+from ._coverage import RequestValues
+from ._engine import Contrast, Engine, Gate, Generation, GenerationRequest, GoOn
 from ._formats import CallFormat
 
 __all__ = ["Plan", "Reply", "Steering"]
@@ -62,6 +63,10 @@ class Steering:
     relevance_weight: float = 0.0
     relevance_neutral: float = 0.0
     """How the call gate weighs the reply's `relevance` (see `Gate`)."""
+    unused_value_weight: float = 0.0
+    unused_values_counted: int = 0
+    """Log-odds added to the go-on check per value of the request no call has used yet, for at
+    most this many values (see `_coverage`)."""
 
 
 class Reply:
@@ -76,6 +81,7 @@ class Reply:
         *,
         answer_prompt: Callable[[], Sequence[int]] | None = None,
         relevance: Contrast | None = None,
+        request_values: RequestValues | None = None,
     ) -> None:
         self.engine = engine
         self.call_format = call_format
@@ -98,6 +104,7 @@ class Reply:
         )
         self.steering = steering
         self.answer_prompt = answer_prompt
+        self.request_values = request_values
         self.reader = reader
         self.generations: list[Generation] = []
         self.kept = 0
@@ -134,10 +141,11 @@ class Reply:
         request = dataclasses.replace(
             self.base,
             grammar=self.plan.grammar,
-            go_on_after=(
+            go_on=GoOn(
                 call_format.end + call_format.separator,
                 steering.call_openers,
                 steering.another_call_threshold,
+                self._unused_values_evidence(),
             ),
         )
         run = start(self.engine, request)
@@ -198,6 +206,19 @@ class Reply:
         elif decided is None and held:
             for event in self._read("".join(held)):
                 yield event
+
+    def _unused_values_evidence(self) -> Callable[[str], float] | None:
+        values, steering = self.request_values, self.steering
+        if values is None or not steering.unused_value_weight:
+            return None
+        written_calls = self.call_format.written_calls
+
+        def evidence(output: str) -> float:
+            arguments = [call.get("arguments") or {} for call in written_calls(output)]
+            unused = min(values.unused(arguments), steering.unused_values_counted)
+            return steering.unused_value_weight * unused
+
+        return evidence
 
     def _no_call(self) -> GenerationRequest:
         """The reply written as text instead of a call the model insists on: from the answer

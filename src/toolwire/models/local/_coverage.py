@@ -1,0 +1,84 @@
+"""Whether the calls a reply has written use what the request gives.
+
+Small models asked for the same thing several times over ("the GCD of (45, 60) and (81, 27)")
+often make the first call and stop, sure they are done: after the first call the probability they
+give another is a few in ten thousand, as low as on requests that need one call. The request says
+more: its numbers and quoted strings that no call has used yet are evidence that a call is
+missing. The go-on check after each call weighs that count (see `_engine.GoOn`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["RequestValues"]
+
+_NUMBER = re.compile(r"(?<![\w.^])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d^]|\.\d)(%?)")
+"""A number: not the end of a name (`x2`, `v1`) or an exponent (`x^2`); with thousands
+separators, a percent sign, or a unit written on to it (`5cm`)."""
+_QUOTED = re.compile(r"(?<!\w)(['\"])([^'\"\n]{2,80})\1(?!\w)")
+
+
+@dataclass(frozen=True, slots=True)
+class RequestValues:
+    """The literal values of a request: its numbers and quoted strings."""
+
+    numbers: frozenset[tuple[str, float, bool]]
+    """Each number as written, its value, and whether it is a percentage (which a call may
+    also hold as a fraction)."""
+    strings: frozenset[str]
+    """Quoted strings, folded to lower case; a tool's name quoted in the request is left out."""
+
+    @classmethod
+    def of(cls, request: str, tool_names: Iterable[str] = ()) -> RequestValues:
+        names = {_name_key(name) for name in tool_names}
+        numbers = set()
+        for found in _NUMBER.finditer(request):
+            written = found.group().rstrip("%")
+            numbers.add((written, float(written.replace(",", "")), bool(found.group(1))))
+        strings = {
+            text.lower()
+            for _, text in _QUOTED.findall(request)
+            if _name_key(text) not in names and text.strip()
+        }
+        return cls(frozenset(numbers), frozenset(strings))
+
+    def unused(self, calls: Iterable[Mapping[str, Any]]) -> int:
+        """How many of the values no call's arguments hold (a number may be held as that
+        number, or written inside a string: a date holds its year)."""
+        numbers: set[float] = set()
+        texts: list[str] = []
+        for value in _leaves(list(calls)):
+            if isinstance(value, bool):
+                continue
+            if isinstance(value, int | float):
+                numbers.add(float(value))
+            elif isinstance(value, str):
+                texts.append(value.lower())
+        count = 0
+        for written, value, percentage in self.numbers:
+            if value in numbers or (percentage and value / 100 in numbers):
+                continue
+            inside = re.compile(rf"(?<!\d){re.escape(written.lstrip('-'))}(?!\d)")
+            count += not any(inside.search(text) for text in texts)
+        for string in self.strings:
+            count += not any(string in text or (text and text in string) for text in texts)
+        return count
+
+
+def _leaves(value: Any) -> Iterator[Any]:
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from _leaves(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _leaves(item)
+    else:
+        yield value
+
+
+def _name_key(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())

@@ -1,0 +1,69 @@
+"""The request's values that no call has used yet: the go-on check's evidence (no model needed)."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from toolwire.models.local._coverage import RequestValues
+from toolwire.models.local._engine import GoOn
+from toolwire.models.local._formats import HERMES
+
+
+def test_values_left_unused_count_down_as_calls_use_them() -> None:
+    values = RequestValues.of("What is the GCD of (45, 60) and (81, 27)?")
+    assert values.unused([]) == 4
+    assert values.unused([{"a": 45, "b": 60}]) == 2
+    assert values.unused([{"a": 45, "b": 60}, {"a": 81.0, "b": 27}]) == 0
+
+
+def test_what_counts_as_a_value_and_what_uses_it() -> None:
+    request = (
+        "Book 'Queens Hotel' via 'hotel.book' from 2022-03-10 for 500,000 at 2% interest, "
+        "solving x^2 and v1 with flag True, 5cm wide"
+    )
+    values = RequestValues.of(request, ["hotel.book"])
+    # The quoted tool name, the exponent and the `1` of `v1` are not values; the date's parts,
+    # the separated thousands, the percentage and a number with its unit are.
+    assert values.strings == {"queens hotel"}
+    assert {written for written, _, _ in values.numbers} == {
+        "2022", "03", "10", "500,000", "2", "5"
+    }  # fmt: skip
+    used = {
+        "hotel": "The Queens Hotel",  # a string holding the quoted one uses it
+        "from": "2022-03-10",  # numbers written inside a string are used by it
+        "amount": 500000,
+        "rate": 0.02,  # a percentage may be held as its fraction
+        "width": 5,
+    }
+    assert values.unused([used]) == 0
+    assert values.unused([{**used, "rate": True}]) == 1  # a boolean is not the number 1 or 2
+
+
+def test_calls_are_read_back_as_the_grammar_writes_them() -> None:
+    first = '<tool_call>\n{"name": "gcd", "arguments": {"a": 45, "b": 60}}\n</tool_call>'
+    second = '\n<tool_call>\n{"name": "gcd", "arguments": {"a": 81, "b": 27}}\n</tool_call>'
+    assert HERMES.written_calls(first + "\n") == [{"name": "gcd", "arguments": {"a": 45, "b": 60}}]
+    assert len(HERMES.written_calls(first + second)) == 2
+    assert len(HERMES.written_calls(first + second[:-3])) == 1  # the second is not whole yet
+
+
+@given(st.lists(st.integers(min_value=0, max_value=10**6), min_size=1, max_size=8, unique=True))
+def test_each_number_left_out_counts_once(numbers: list[int]) -> None:
+    values = RequestValues.of("Add " + " and ".join(map(str, numbers)) + ", twice.")
+    for kept in range(len(numbers) + 1):
+        call = {f"n{i}": number for i, number in enumerate(numbers[:kept])}
+        assert values.unused([call]) == len(numbers) - kept
+
+
+def test_evidence_moves_the_go_on_check_by_log_odds() -> None:
+    plain = GoOn("\n", (1,), threshold=0.01)
+    assert plain.goes_on(0.01, "") and not plain.goes_on(0.009, "")
+    lifted = GoOn("\n", (1,), threshold=0.01, evidence=lambda output: 4.0)
+    odds = math.exp(math.log(0.01 / 0.99) - 4.0)
+    assert lifted.goes_on(odds / (1 + odds) * 1.01, "")
+    assert not lifted.goes_on(odds / (1 + odds) * 0.99, "")
+    never = GoOn("\n", (1,), threshold=1.01, evidence=lambda output: 100.0)
+    assert not never.goes_on(1.0, "")
