@@ -7,9 +7,13 @@
 GGUF's chat template and the tools, greedy decoding, and every JSON object with a `name` and
 `arguments` (or `parameters`) found in the reply taken as a call. "toolwire" is the `local`
 adapter (template, scanner, call steering). Both run on the same loaded model, in one process,
-over the same items, each reply cut at the same `--max-tokens` (a call is a few dozen tokens; the
-cap only shortens prose answers, which are scored as no call either way). Predictions are written as they are made (resumable: rerun the same command
-to continue); the table covers the items predicted so far by both.
+over the same items, each reply cut at the same `--max-tokens` (a call is a few dozen tokens, so
+the cap shortens prose answers only). Predictions are written as they are made (resumable: rerun
+the same command to continue); the table covers the items predicted so far by both.
+
+The raw path does not depend on toolwire's code: bench/results/local.raw.jsonl keeps its
+predictions on the BFCL data of `toolwire.evals.BFCL_VERSION`, so `--out-dir bench/results` runs
+the toolwire path only (its predictions there are not kept: they are only as good as the code).
 
 Make the dataset first: python -m toolwire.evals.bfcl bfcl.jsonl
 """
