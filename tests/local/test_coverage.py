@@ -7,9 +7,13 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
+from toolwire.messages import Message, ToolCall, ToolResult
+from toolwire.models import ModelRequest
 from toolwire.models.local._coverage import RequestValues
 from toolwire.models.local._engine import GoOn
 from toolwire.models.local._formats import HERMES
+from toolwire.models.local._model import _request_values
+from toolwire.tools import ToolDefinition
 
 
 def test_values_left_unused_count_down_as_calls_use_them() -> None:
@@ -67,3 +71,18 @@ def test_evidence_moves_the_go_on_check_by_log_odds() -> None:
     assert not lifted.goes_on(odds / (1 + odds) * 0.99, "")
     never = GoOn("\n", (1,), threshold=1.01, evidence=lambda output: 100.0)
     assert not never.goes_on(1.0, "")
+
+
+def test_the_values_come_from_the_users_last_request_only() -> None:
+    gcd = ToolDefinition(name="math.gcd", description="GCD", parameters={"type": "object"})
+    asked = Message.user("Use 'math.gcd' on (45, 60) and (81, 27).")
+    values = _request_values(ModelRequest(messages=(asked,), tools=(gcd,)))
+    assert values is not None and not values.strings and len(values.numbers) == 4
+    call = ToolCall(id="c1", name="math.gcd", arguments={"a": 45, "b": 60})
+    answered = (
+        asked,
+        Message(role="assistant", parts=(call,)),
+        Message(role="user", parts=(ToolResult(call_id="c1", name="math.gcd", content="15"),)),
+    )
+    # After tool results the model may call on what they say: the request's values are no guide.
+    assert _request_values(ModelRequest(messages=answered, tools=(gcd,))) is None
