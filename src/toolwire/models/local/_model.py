@@ -51,7 +51,7 @@ from ._coverage import RequestValues
 from ._engine import Engine, GenerationRequest
 from ._formats import PROMPTED, CallFormat, call_key, detect_format
 from ._grammar import calls_grammar
-from ._relevance import RELEVANCE_NEUTRAL, RELEVANCE_WEIGHT, request_contrast
+from ._relevance import RELEVANCE_NEUTRAL, RELEVANCE_WEIGHT, last_request, request_contrast
 from ._reply import Plan, Reply, Steering
 from ._template import ChatTemplate, template_messages, template_tools
 
@@ -351,8 +351,8 @@ class LocalModel:
 
 def _request_values(request: ModelRequest) -> RequestValues | None:
     """The literal values of the user's last request, when the conversation ends with it."""
-    last = request.messages[-1] if request.messages else None
-    if last is None or last.role != "user" or last.tool_results:
+    last = last_request(request.messages)
+    if last is None:
         return None
     return RequestValues.of(last.text, [tool.name for tool in request.tools])
 

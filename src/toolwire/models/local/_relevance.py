@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from ...messages import Message
 from ._engine import Contrast
 
-__all__ = ["RELEVANCE_NEUTRAL", "RELEVANCE_WEIGHT", "request_contrast"]
+__all__ = ["RELEVANCE_NEUTRAL", "RELEVANCE_WEIGHT", "last_request", "request_contrast"]
 
 RELEVANCE_WEIGHT = 0.2
 """Log-odds added to the call gate per nat the tools make the request likelier (past the neutral
@@ -47,8 +47,8 @@ def request_contrast(
     in the prompt `render_baseline` gives (the conversation without the tools, rendered only
     when there is a request to score); None when the conversation does not end with a user's
     request, or its text does not tokenize the same in both."""
-    last = messages[-1] if messages else None
-    if last is None or last.role != "user" or last.tool_results or not last.text.strip():
+    last = last_request(messages)
+    if last is None:
         return None
     span = _span(prompt, tokens, last.text, tokenize)
     if span is None:
@@ -61,6 +61,14 @@ def request_contrast(
     if tokens[slice(*span)] != baseline[slice(*baseline_span)]:
         return None
     return Contrast(span=span, baseline=tuple(baseline), baseline_span=baseline_span)
+
+
+def last_request(messages: Sequence[Message]) -> Message | None:
+    """The user's request the conversation ends with, if it ends with one (not tool results)."""
+    last = messages[-1] if messages else None
+    if last is None or last.role != "user" or last.tool_results or not last.text.strip():
+        return None
+    return last
 
 
 def _span(
