@@ -325,18 +325,27 @@ def test_the_contrast_baseline_runs_beside_the_conversation(smol: LocalModel) ->
     assert engine._probability([tokens[0]]) == next_token
 
 
-SOLVE_QUADRATIC = ToolDefinition(  # BFCL simple_python_6
-    name="solve_quadratic",
-    description="Find the roots of a quadratic equation. Returns both roots.",
-    parameters={
-        "type": "object",
-        "properties": {
-            "a": {"type": "integer", "description": "Coefficient of x²."},
-            "b": {"type": "integer", "description": "Coefficient of x."},
-            "c": {"type": "integer", "description": "Constant term."},
+def integers_tool(name: str, description: str, **parameters: str) -> ToolDefinition:
+    """A tool whose parameters are all required integers, described as given."""
+    return ToolDefinition(
+        name=name,
+        description=description,
+        parameters={
+            "type": "object",
+            "properties": {
+                key: {"type": "integer", "description": text} for key, text in parameters.items()
+            },
+            "required": list(parameters),
         },
-        "required": ["a", "b", "c"],
-    },
+    )
+
+
+SOLVE_QUADRATIC = integers_tool(  # BFCL simple_python_6
+    "solve_quadratic",
+    "Find the roots of a quadratic equation. Returns both roots.",
+    a="Coefficient of x².",
+    b="Coefficient of x.",
+    c="Constant term.",
 )
 
 
@@ -363,17 +372,11 @@ def test_the_call_gate_weighs_how_much_the_tools_explain_the_request(
     assert calls_of(collect(qwen, ask)) == []
 
 
-MATH_GCD = ToolDefinition(  # BFCL parallel_76
-    name="math_gcd",
-    description="Compute the greatest common divisor of two numbers",
-    parameters={
-        "type": "object",
-        "properties": {
-            "num1": {"type": "integer", "description": "The first number."},
-            "num2": {"type": "integer", "description": "The second number."},
-        },
-        "required": ["num1", "num2"],
-    },
+MATH_GCD = integers_tool(  # BFCL parallel_76
+    "math_gcd",
+    "Compute the greatest common divisor of two numbers",
+    num1="The first number.",
+    num2="The second number.",
 )
 
 
