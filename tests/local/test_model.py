@@ -25,7 +25,8 @@ from toolwire.messages import Message
 from toolwire.models import ModelRequest, ModelSettings, NamedToolChoice, get_model
 from toolwire.models.local import LocalModel
 from toolwire.models.local import _model as local_model
-from toolwire.models.local._engine import Contrast, GenerationRequest, GoOn
+from toolwire.models.local._engine import Contrast, Gate, GenerationRequest, GoOn
+from toolwire.models.local._sampling import ValueTokens
 from toolwire.tools import ToolDefinition
 
 DEFINITIONS = tuple(t.definition for t in TOOLS)
@@ -176,6 +177,47 @@ def test_the_engine_goes_on_after_a_checkpoint_only_if_the_model_would(smol: Loc
 
     assert text(0.5, evidence) == "a\na\n"
     assert seen == ["a\n", "a\na\n"]
+
+
+def test_the_gate_decides_how_the_reply_starts(smol: LocalModel) -> None:
+    engine = smol.engine
+    letters = engine.tokens_where(lambda text: text in ("a", "A", " a", " A"))
+    asked = GenerationRequest(
+        tokens=engine.tokenize(smol.render(request(Message.user("Say hello.")))), max_tokens=4
+    )
+
+    def reply(threshold: float) -> str:
+        gated = dataclasses.replace(asked, gate=Gate(letters, threshold))
+        return engine.generate(gated, lambda piece: None, lambda: False).text
+
+    left_alone = engine.generate(asked, lambda piece: None, lambda: False).text
+    assert not left_alone.strip().lower().startswith("a")
+    # Open (any probability reaches 0), the reply starts with the likeliest of the tokens,
+    # though the model left alone would not; shut, it cannot.
+    assert reply(0.0).strip().lower().startswith("a")
+    assert not reply(math.inf).strip().lower().startswith("a")
+
+
+def test_a_number_the_grammar_will_not_let_go_on_ends_rather_than_grows(smol: LocalModel) -> None:
+    # The model, copying "15,20", wants a comma after 15 where the grammar allows only digits or
+    # the end: the likeliest digit would make the number 1520 and beyond.
+    engine = smol.engine
+    copying = GenerationRequest(
+        tokens=engine.tokenize("Copy: 15,20\nCopy: 15,20\nCopy: "),
+        max_tokens=8,
+        grammar='root ::= [0-9]+ ("}" | "]")',
+    )
+
+    def copied() -> str:
+        return engine.generate(copying, lambda piece: None, lambda: False).text
+
+    assert copied() == "15}"
+    # Without the tokens that tell it the output is inside a number, it takes the digit.
+    engine._value_token_sets = ValueTokens(enders=(), quotes=(), digit_final=frozenset())
+    try:
+        assert copied().startswith("1520")
+    finally:
+        engine._value_token_sets = None
 
 
 def test_a_reply_stops_at_a_call_it_already_made(

@@ -18,6 +18,7 @@ from toolwire.models.local import LocalModel
 from toolwire.models.local._engine import Contrast, Gate, _StopMatcher
 from toolwire.models.local._formats import HERMES, PROMPTED, call_key, detect_format
 from toolwire.models.local._relevance import RELEVANCE_MAX_TOKENS, request_contrast
+from toolwire.models.local._sampling import ValueTokens
 from toolwire.models.local._template import ChatTemplate, template_messages
 
 
@@ -212,3 +213,11 @@ def test_no_contrast_where_there_is_no_request_to_score() -> None:
 def test_gate_options_out_of_range_are_refused(option: str, value: float, message: str) -> None:
     with pytest.raises(UsageError, match=message):
         LocalModel(lambda: Path("unused.gguf"), **{option: value})
+
+
+def test_value_tokens_are_classed_by_how_their_text_begins_and_ends() -> None:
+    texts = ["", ",", "}\n", "]]", '"', '",', "15", " 2", "a1", ".", "x"]
+    tokens = ValueTokens.of(texts)
+    assert tokens.enders == (1, 2, 3)
+    assert tokens.quotes == (4, 5)
+    assert tokens.digit_final == {6, 7, 8}

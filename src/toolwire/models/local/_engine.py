@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ...errors import ProviderError, UsageError
-from ._sampling import GrammarSampler
+from ._sampling import GrammarSampler, ValueTokens
 
 __all__ = ["Engine", "Generation", "GenerationRequest", "GoOn"]
 
@@ -45,9 +45,11 @@ class Contrast:
 
 @dataclass(frozen=True, slots=True)
 class Gate:
-    """Opens when the model gives `tokens` together at least `threshold` probability as the start
-    of its reply. With `contrast`, its nats beyond `neutral`, times `weight`, are added to the
-    log-odds of that probability first."""
+    """Decides whether the reply starts with one of `tokens`: it opens when the model gives them
+    together at least `threshold` probability there. With `contrast`, its nats beyond `neutral`,
+    times `weight`, are added to the log-odds of that probability first. Open, the reply starts
+    with the likeliest of them (the evidence may have opened it for a model that, left to
+    itself, would start otherwise); shut, none of them may start it (whitespace aside)."""
 
     tokens: tuple[int, ...]
     threshold: float
@@ -156,6 +158,7 @@ class Engine:
         self._lock = threading.Lock()
         self._buffer = ctypes.create_string_buffer(64)
         self._texts: list[str] | None = None
+        self._value_token_sets: ValueTokens | None = None
         self._side: _SideContext | None = None
         # Control tokens (`<|im_start|>`, `<|endoftext|>`…) are never part of a reply's text: a
         # model that samples one is starting another turn or has finished.
@@ -191,12 +194,20 @@ class Engine:
 
     def tokens_where(self, predicate: Callable[[str], bool]) -> tuple[int, ...]:
         """Every token of the vocabulary whose text satisfies `predicate`."""
+        return tuple(token for token, text in enumerate(self._token_texts()) if predicate(text))
+
+    def _token_texts(self) -> list[str]:
         if self._texts is None:
             self._texts = [
                 self._piece(token).decode("utf-8", errors="ignore")
                 for token in range(self.llm.n_vocab())
             ]
-        return tuple(token for token, text in enumerate(self._texts) if predicate(text))
+        return self._texts
+
+    def _value_tokens(self) -> ValueTokens:
+        if self._value_token_sets is None:
+            self._value_token_sets = ValueTokens.of(self._token_texts())
+        return self._value_token_sets
 
     def token_ids(self, text: str) -> list[int]:
         """The ids of `text` when it is a single token of the vocabulary (special or not)."""
@@ -274,8 +285,12 @@ class Engine:
                 nats = self._contrast_nats(contrast, scores, should_stop)
                 if nats is None:
                     return _interrupted(len(tokens))
-            if gate is not None and not gate.opens(self._probability(gate.tokens), nats):
-                samplers.append(self._sampler(request, (*request.banned_tokens, *gate.tokens)))
+            opening = None
+            if gate is not None:
+                if gate.opens(self._probability(gate.tokens), nats):
+                    opening = _likeliest(self.llm._ctx, -1, gate.tokens)
+                else:
+                    samplers.append(self._sampler(request, (*request.banned_tokens, *gate.tokens)))
             return self._sample(
                 request,
                 samplers,
@@ -284,6 +299,7 @@ class Engine:
                 min(request.max_tokens, room),
                 emit,
                 should_stop,
+                opening=opening,
             )
         finally:
             for sampler in samplers:
@@ -357,6 +373,8 @@ class Engine:
         limit: int,
         emit: Callable[[str], None],
         should_stop: Callable[[], bool],
+        *,
+        opening: int | None = None,
     ) -> Generation:
         llm = self.llm
         context = llm._ctx
@@ -375,7 +393,8 @@ class Engine:
                 if not go_on.goes_on(self._probability(go_on.tokens), "".join(pieces)):
                     finish = "stop"
                     break
-            token = sampler.sample(context, -1)
+            token = sampler.sample(context, -1) if opening is None else opening
+            opening = None
             if self._ends_reply(token):
                 finish = "stop"
                 break
@@ -434,6 +453,7 @@ class Engine:
             temperature=request.temperature,
             seed=seed,
             banned=banned,
+            value_tokens=self._value_tokens(),
         )
 
 
@@ -503,6 +523,14 @@ def _log_probability(context: Any, output: int, tokens: Sequence[int]) -> float:
         context.get_logits_ith(output), shape=(context.model.n_vocab(),)
     ).astype(np.float64)
     return float(np.logaddexp.reduce(logits[list(tokens)]) - np.logaddexp.reduce(logits))
+
+
+def _likeliest(context: Any, output: int, tokens: Sequence[int]) -> int:
+    """The one of `tokens` the logits of the batch's `output`th token favour."""
+    import numpy as np
+
+    logits = np.ctypeslib.as_array(context.get_logits_ith(output), shape=(context.model.n_vocab(),))
+    return tokens[int(np.argmax(logits[list(tokens)]))]
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
