@@ -96,6 +96,30 @@ def test_templates_run_sandboxed() -> None:
         ChatTemplate("{% for %}")
 
 
+SYSTEM_OR_DEFAULT = (
+    "{% if messages[0].role != 'system' %}<system>You are a helpful assistant.</system>{% endif %}"
+    "{% for m in messages %}<{{ m.role }}>{{ m.content }}</{{ m.role }}>{% endfor %}"
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "default"),
+    [
+        (SYSTEM_OR_DEFAULT, "You are a helpful assistant."),
+        # No default; a system message folded into the first user turn; one that is refused.
+        ("{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}", ""),
+        (
+            "{% for m in messages %}{% if m.role == 'system' %}{% set s = m.content %}"
+            "{% else %}[INST] {{ s ~ ' ' if s }}{{ m.content }} [/INST]{% endif %}{% endfor %}",
+            "",
+        ),
+        ("{% if messages[0].role == 'system' %}{{ raise_exception('no system') }}{% endif %}", ""),
+    ],
+)
+def test_the_system_message_a_template_writes_when_there_is_none(source: str, default: str) -> None:
+    assert ChatTemplate(source).default_system() == default
+
+
 def test_tojson_keeps_text_and_order_as_hugging_face_does() -> None:
     template = ChatTemplate(
         "{% set value = {'z': 'é<', 'a': 1} %}{{ value | tojson }}|{{ value | tojson(indent=1) }}"

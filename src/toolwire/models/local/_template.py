@@ -74,6 +74,25 @@ class ChatTemplate:
         except self._jinja_error as error:
             raise UsageError(f"the model's chat template failed: {error}") from None
 
+    def default_system(self) -> str:
+        """The system message the template writes when the conversation brings none (Qwen's
+        "You are Qwen, created by Alibaba Cloud..."), or "" if it writes none. Found by
+        rendering the same turn with a system message of our own and without one: whatever
+        stands in its place in the second is the default."""
+        marker = "\x00toolwire system\x00"
+        question = {"role": "user", "content": "\x00"}
+        try:
+            given = self.render([{"role": "system", "content": marker}, question])
+            alone = self.render([question])
+        except UsageError:
+            return ""
+        before, found, after = given.partition(marker)
+        if not found or len(before) + len(after) > len(alone):
+            return ""
+        if not (alone.startswith(before) and alone.endswith(after)):
+            return ""
+        return alone[len(before) : len(alone) - len(after)].strip()
+
 
 class _TemplateRaised(Exception):
     pass
