@@ -443,3 +443,41 @@ def test_values_no_call_has_used_ask_for_another_call(
     assert calls_of(collect(qwen, ask)) == both
     monkeypatch.setattr(local_model, "UNUSED_VALUE_WEIGHT", 0.0)
     assert calls_of(collect(qwen, ask)) == both[:1]
+
+
+SEARCH_LAWYER = ToolDefinition(  # BFCL irrelevance_92
+    name="search_lawyer",
+    description="Find a list of lawyers in a specific area, sorted by the number of cases they have won.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "area": {
+                "type": "string",
+                "description": "The city and state where you need a lawyer.",
+            },
+            "specialization": {
+                "type": "string",
+                "description": "The field in which the lawyer should be specialized.",
+            },
+            "min_experience": {
+                "type": "integer",
+                "description": "The minimum years of experience required for the lawyer.",
+                "default": 0,
+            },
+        },
+        "required": ["area", "specialization"],
+    },
+)
+
+
+def test_a_reply_the_gate_began_as_text_shows_json_without_calling(qwen: LocalModel) -> None:
+    # The gate holds back a call here; the model answers in prose and shows the call it would
+    # have made in a ```json fence, naming the tool. That is an answer, not a call.
+    ask = request(
+        Message.user("I need a security guard, where can I find the most popular one in New York?"),
+        tools=(SEARCH_LAWYER,),
+        max_output_tokens=120,
+    )
+    events = collect(qwen, ask)
+    assert calls_of(events) == []
+    assert "search_lawyer" in text_of(events)

@@ -277,9 +277,12 @@ class LocalModel:
     async def _native(self, loaded: _Loaded, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         planned = request.settings.extra.get(_PLAN)
         plan = planned if isinstance(planned, Plan) else self._plan(loaded, request)
-        reader = None
+        reader = prose_reader = None
         if request.tools and request.tool_choice != "none":
             reader = ModelEventReader(self._scanner(request.tools, loaded.profile))
+            # Knowing no tools, it reads only calls behind the family's own marker: JSON that
+            # names a tool in a fence or bare needs the tools to count.
+            prose_reader = ModelEventReader(self._scanner((), loaded.profile))
         prompt = self.render(request)
         engine = loaded.engine
         add_bos = engine.adds_bos() and not prompt.startswith(loaded.template.bos_token)
@@ -325,6 +328,7 @@ class LocalModel:
             answer_prompt=answer_prompt,
             relevance=relevance,
             request_values=values,
+            prose_reader=prose_reader,
         )
         async for event in reply.events():
             yield event

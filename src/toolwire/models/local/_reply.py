@@ -3,7 +3,9 @@
 A `Plan` says how the reply is generated, from the tool choice and strictness:
 - `text`: free text (tool choice none, or no tools), optionally with some tokens banned;
 - `decide`: free text whose opening may be a call only if the model is confident of it; a reply
-  that does open a call is generated again from its start under the call grammar;
+  that does open a call is generated again from its start under the call grammar; one that
+  opens with text makes a call only behind the family's own marker (small models that answer in
+  prose often show a call they decided against as JSON in a fence: it stays text);
 - `forced`: under the call grammar from the first token (tool choice required or named).
 
 Under the grammar, calls are passed on only once written out whole, so that a call the reply
@@ -82,6 +84,7 @@ class Reply:
         answer_prompt: Callable[[], Sequence[int]] | None = None,
         relevance: Contrast | None = None,
         request_values: RequestValues | None = None,
+        prose_reader: ModelEventReader | None = None,
     ) -> None:
         self.engine = engine
         self.call_format = call_format
@@ -106,6 +109,7 @@ class Reply:
         self.answer_prompt = answer_prompt
         self.request_values = request_values
         self.reader = reader
+        self.prose_reader = prose_reader
         self.generations: list[Generation] = []
         self.kept = 0
 
@@ -189,6 +193,7 @@ class Reply:
                     held.append(piece)
                     decided = opens_call("".join(held))
                     if decided is False:
+                        self.reader = self.prose_reader
                         for event in self._read("".join(held)):
                             yield event
                 elif decided is False:
