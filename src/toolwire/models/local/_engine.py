@@ -519,9 +519,7 @@ def _log_probability(context: Any, output: int, tokens: Sequence[int]) -> float:
     """The log-probability of any of `tokens` by the logits of the batch's `output`th token."""
     import numpy as np
 
-    logits = np.ctypeslib.as_array(
-        context.get_logits_ith(output), shape=(context.model.n_vocab(),)
-    ).astype(np.float64)
+    logits = _logits(context, output).astype(np.float64)
     return float(np.logaddexp.reduce(logits[list(tokens)]) - np.logaddexp.reduce(logits))
 
 
@@ -529,8 +527,14 @@ def _likeliest(context: Any, output: int, tokens: Sequence[int]) -> int:
     """The one of `tokens` the logits of the batch's `output`th token favour."""
     import numpy as np
 
-    logits = np.ctypeslib.as_array(context.get_logits_ith(output), shape=(context.model.n_vocab(),))
-    return tokens[int(np.argmax(logits[list(tokens)]))]
+    return tokens[int(np.argmax(_logits(context, output)[list(tokens)]))]
+
+
+def _logits(context: Any, output: int) -> Any:
+    """The batch's `output`th row of logits, over the whole vocabulary (a view, not a copy)."""
+    import numpy as np
+
+    return np.ctypeslib.as_array(context.get_logits_ith(output), shape=(context.model.n_vocab(),))
 
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
