@@ -198,24 +198,29 @@ def test_the_gate_decides_how_the_reply_starts(smol: LocalModel) -> None:
     assert not reply(math.inf).strip().lower().startswith("a")
 
 
-def test_a_number_the_grammar_will_not_let_go_on_ends_rather_than_grows(smol: LocalModel) -> None:
+def test_a_number_the_grammar_will_not_let_go_on_ends_or_takes_its_fraction(
+    smol: LocalModel,
+) -> None:
+    engine = smol.engine
+
+    def copied(seen: str, grammar: str) -> str:
+        prompt = engine.tokenize(f"Copy: {seen}\nCopy: {seen}\nCopy: ")
+        asked = GenerationRequest(tokens=prompt, max_tokens=8, grammar=grammar)
+        return engine.generate(asked, lambda piece: None, lambda: False).text
+
     # The model, copying "15,20", wants a comma after 15 where the grammar allows only digits or
     # the end: the likeliest digit would make the number 1520 and beyond.
-    engine = smol.engine
-    copying = GenerationRequest(
-        tokens=engine.tokenize("Copy: 15,20\nCopy: 15,20\nCopy: "),
-        max_tokens=8,
-        grammar='root ::= [0-9]+ ("}" | "]")',
-    )
-
-    def copied() -> str:
-        return engine.generate(copying, lambda piece: None, lambda: False).text
-
-    assert copied() == "15}"
+    integer = 'root ::= [0-9]+ ("}" | "]")'
+    # Copying "15}" where the number must have a fraction (a JSON Schema number, as 15.0), it
+    # wants the brace: the likeliest digit would make it 150.
+    decimal = 'root ::= [0-9]+ "." [0-9]+ ("}" | "]")'
+    assert copied("15,20", integer) == "15}"
+    assert copied("15}", decimal).startswith("15.")
     # Without the tokens that tell it the output is inside a number, it takes the digit.
-    engine._value_token_sets = ValueTokens(enders=(), quotes=(), digit_final=frozenset())
+    engine._value_token_sets = ValueTokens(enders=(), points=(), quotes=(), digit_final=frozenset())
     try:
-        assert copied().startswith("1520")
+        assert copied("15,20", integer).startswith("1520")
+        assert copied("15}", decimal).startswith("150")
     finally:
         engine._value_token_sets = None
 
@@ -299,10 +304,53 @@ def test_a_call_marker_that_is_a_special_token_is_written_as_that_token(qwen: Lo
             max_output_tokens=60,
         ),
     )
-    assert calls_of(events)[0][0] == "convert_units"
+    (name, arguments), *_ = calls_of(events)
+    assert name == "convert_units"
+    # The schema's `number`, written as one (100.0): Python would read 100 as an int.
+    assert type(arguments["value"]) is float
     llm = qwen.engine.llm
     written = list(llm.input_ids[usage_of(events).input_tokens : llm.n_tokens])
     assert written[0] == marker
+
+
+def test_a_call_loses_the_optional_arguments_it_made_up(
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # BFCL simple_python_327: the model adds a location nobody gave, which would narrow the
+    # schedule to the games in London.
+    schedule = ToolDefinition(
+        name="sports_team_get_schedule",
+        description="Fetches the schedule of the specified sports team for the specified number "
+        "of games in the given league.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "team_name": {"type": "string", "description": "The name of the sports team."},
+                "num_of_games": {"type": "integer", "description": "Number of games."},
+                "league": {"type": "string", "description": "The name of the sports league."},
+                "location": {
+                    "type": "string",
+                    "description": "Optional. The city or venue where games are to be held. If "
+                    "not provided, default that all venues will be considered.",
+                },
+            },
+            "required": ["team_name", "num_of_games", "league"],
+        },
+    )
+    asked = request(
+        Message.user(
+            "Give me the schedule of Manchester United for the next 6 games in Premier League."
+        ),
+        tools=(schedule,),
+        tool_choice="required",
+        max_output_tokens=80,
+    )
+    given = {"team_name": "Manchester United", "num_of_games": 6, "league": "Premier League"}
+    assert calls_of(collect(qwen, asked)) == [("sports_team_get_schedule", given)]
+    monkeypatch.setattr(qwen, "drop_guessed_arguments", False)
+    assert calls_of(collect(qwen, asked)) == [
+        ("sports_team_get_schedule", {**given, "location": "London"})
+    ]
 
 
 def test_a_call_the_conversation_has_the_result_of_becomes_the_answer(qwen: LocalModel) -> None:

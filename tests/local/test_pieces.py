@@ -153,11 +153,13 @@ def test_whole_calls_are_cut_where_the_grammar_ends_them() -> None:
     text = call + again
     for cut in range(len(call)):
         assert HERMES.whole_call(text[:cut], 0, first=True) is None
-    end, key = HERMES.whole_call(text, 0, first=True) or (0, "")
-    assert end == len(call)
-    assert HERMES.whole_call(text, end, first=False) == (len(text), key)  # same call, any order
+    end, written = HERMES.whole_call(text, 0, first=True) or (0, {})
+    assert (end, written) == (len(call), {"name": "f", "arguments": {"x": 1, "y": "}"}})
+    assert HERMES.whole_call(text, end, first=False) == (len(text), written)  # any order
     assert HERMES.whole_call(text, end, first=True) is None  # a later call needs its separator
-    assert key != call_key("f", {"x": 2, "y": "}"})
+    assert HERMES.write("f", {"x": 1, "y": "}"}, first=True) == call
+    assert HERMES.write("f", {"y": "}", "x": 1}, first=False) == again
+    assert call_key("f", {"x": 1, "y": "}"}) == call_key("f", {"y": "}", "x": 1})
 
 
 def test_the_call_gate_adds_the_requests_evidence_to_the_models_log_odds() -> None:
@@ -240,8 +242,9 @@ def test_gate_options_out_of_range_are_refused(option: str, value: float, messag
 
 
 def test_value_tokens_are_classed_by_how_their_text_begins_and_ends() -> None:
-    texts = ["", ",", "}\n", "]]", '"', '",', "15", " 2", "a1", ".", "x"]
+    texts = ["", ",", "}\n", "]]", '"', '",', "15", " 2", "a1", ".", "x", ".5", " ."]
     tokens = ValueTokens.of(texts)
     assert tokens.enders == (1, 2, 3)
+    assert tokens.points == (9, 11)
     assert tokens.quotes == (4, 5)
-    assert tokens.digit_final == {6, 7, 8}
+    assert tokens.digit_final == {6, 7, 8, 11}

@@ -37,15 +37,19 @@ class CallFormat:
         before = f'{self.start}{{"name": {json.dumps(name, ensure_ascii=False)}, "arguments": '
         return before, "}" + self.end
 
-    def whole_call(self, text: str, position: int, *, first: bool) -> tuple[int, str] | None:
+    def whole_call(
+        self, text: str, position: int, *, first: bool
+    ) -> tuple[int, dict[str, Any]] | None:
         """If `text` holds, from `position`, one whole call as the call grammar writes it (after
-        the separator, unless it is the reply's first): where it ends, and its `call_key`.
-        None while it is still being written."""
-        found = self._next_call(text, position, first=first)
-        if found is None:
-            return None
-        end, call = found
-        return end, call_key(call.get("name"), call.get("arguments"))
+        the separator, unless it is the reply's first): where it ends, and the call. None while
+        it is still being written."""
+        return self._next_call(text, position, first=first)
+
+    def write(self, name: str, arguments: Mapping[str, Any], *, first: bool) -> str:
+        """A call as the call grammar writes it (after the separator, unless it is the first)."""
+        before, after = self.call_text(name)
+        written = json.dumps(arguments, ensure_ascii=False)
+        return f"{'' if first else self.separator}{before}{written}{after}"
 
     def written_calls(self, text: str) -> list[dict[str, Any]]:
         """The whole calls at the start of `text`, written as the call grammar writes them."""

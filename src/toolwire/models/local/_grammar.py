@@ -5,6 +5,11 @@ GBNF converter, which also forbids properties the schema does not declare); with
 any JSON object. The call structure itself (markers, name, arguments) is always fixed, so a call
 that is required is certain to be one.
 
+A JSON Schema `number` is written with a decimal point (`3.0`), an `integer` without one. JSON
+does not tell them apart, but Python's reader does: `3` becomes an int, so a tool whose schema
+came from a `float` parameter would get one, and type checks as Python makes them (isinstance,
+BFCL's checker) fail. Left to itself the model writes `[1, 3]` for an array of numbers.
+
 A call marker that is one token of the vocabulary (Qwen's `<tool_call>`) is written into the
 grammar as that token: llama.cpp matches a string literal against ordinary tokens only, so the
 model would otherwise have to spell the marker out in pieces, a form it was never trained on and
@@ -61,13 +66,20 @@ def calls_grammar(
             arguments = converter.visit({"type": "object"}, name)
         before, after = call_format.call_text(tool.name)
         alternatives.append(f"{literal(before)} {arguments} {literal(after)}")
-    rules: str = converter.format_grammar()
+    rules: str = _DECIMAL_NUMBER.sub(_decimal_number, converter.format_grammar())
     call = "call ::= " + " | ".join(f"( {a} )" for a in alternatives)
     separator = literal(call_format.separator)
     # A bound on parallel calls: small models otherwise repeat a call until the token limit.
     more = f" ( {separator} call ){{0,{MAX_PARALLEL_CALLS - 1}}}" if parallel else ""
     root = f"root ::= call{more}"
     return f"{root}\n{call}\n{rules}"
+
+
+_DECIMAL_NUMBER = re.compile(r'^(number ::= .*)\("\." decimal-part\)\?', re.MULTILINE)
+
+
+def _decimal_number(found: re.Match[str]) -> str:
+    return f'{found.group(1)}("." decimal-part)'
 
 
 def _inline_refs(node: Any, root: Mapping[str, Any], depth: int) -> Any:

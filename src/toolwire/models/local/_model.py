@@ -23,7 +23,9 @@ Tool choice:
 - `required` / a named tool: a grammar forces a call (to that tool); its arguments follow the
   schema with `strict`, and are any JSON object without.
 In both, a reply stops at a call it has already made (small models repeat one until the token
-limit).
+limit), and with `drop_guessed_arguments` (the default) a call loses the optional free-text
+arguments whose values the conversation never gave, so the tool's defaults apply
+(`_grounding`).
 - `none`: the tools stay in the prompt (so the cache still matches) but the family's call marker
   cannot be sampled and nothing is read as a call.
 """
@@ -51,6 +53,7 @@ from ._coverage import RequestValues
 from ._engine import Engine, GenerationRequest
 from ._formats import PROMPTED, CallFormat, call_key, detect_format
 from ._grammar import calls_grammar
+from ._grounding import Grounding
 from ._relevance import RELEVANCE_NEUTRAL, RELEVANCE_WEIGHT, last_request, request_contrast
 from ._reply import Plan, Reply, Steering
 from ._template import ChatTemplate, template_messages, template_tools
@@ -147,6 +150,7 @@ class LocalModel:
         guidance: str | None = DEFAULT_GUIDANCE,
         call_threshold: float | None = DEFAULT_CALL_THRESHOLD,
         relevance_weight: float = RELEVANCE_WEIGHT,
+        drop_guessed_arguments: bool = True,
         scanner: ScannerFactory = default_scanner,
     ) -> None:
         if callable(source):
@@ -167,6 +171,7 @@ class LocalModel:
         self.guidance = guidance
         self.call_threshold = call_threshold
         self.relevance_weight = relevance_weight
+        self.drop_guessed_arguments = drop_guessed_arguments
         self._scanner = scanner
         self._loaded: _Loaded | None = None
         self._load_lock = threading.Lock()
@@ -337,6 +342,9 @@ class LocalModel:
         choice = request.tool_choice
         if not request.tools or choice == "none":
             return Plan("text", banned=loaded.banned_in_none if request.tools else ())
+        grounding = None
+        if self.drop_guessed_arguments:
+            grounding = Grounding.of(request.messages, request.tools)
         if choice == "auto":
             answered = frozenset(
                 call_key(part.name, part.arguments)
@@ -346,13 +354,15 @@ class LocalModel:
             )
             grammar = self._grammar(loaded, request, request.tools)
             answer = _results_folded(request.messages, loaded.call_format) if answered else None
-            return Plan("decide", grammar=grammar, answered=answered, answer=answer)
+            return Plan(
+                "decide", grammar=grammar, answered=answered, answer=answer, grounding=grounding
+            )
         tools: Sequence[ToolDefinition] = request.tools
         if isinstance(choice, NamedToolChoice):
             tools = [t for t in request.tools if t.name == choice.name]
             if not tools:
                 raise UsageError(f"tool_choice names {choice.name!r}, which is not among the tools")
-        return Plan("forced", grammar=self._grammar(loaded, request, tools))
+        return Plan("forced", grammar=self._grammar(loaded, request, tools), grounding=grounding)
 
     def _grammar(
         self, loaded: _Loaded, request: ModelRequest, tools: Sequence[ToolDefinition]

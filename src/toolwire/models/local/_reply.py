@@ -29,7 +29,8 @@ from ...textcalls import ModelEventReader
 from ._bridge import start
 from ._coverage import RequestValues
 from ._engine import Contrast, Engine, Gate, Generation, GenerationRequest, GoOn
-from ._formats import CallFormat
+from ._formats import CallFormat, call_key
+from ._grounding import Grounding
 
 __all__ = ["Plan", "Reply", "Steering"]
 
@@ -43,6 +44,8 @@ class Plan:
     """Calls (`call_key`) the conversation already holds results for."""
     answer: tuple[Message, ...] | None = None
     """The conversation to answer from as text when the model only repeats answered calls."""
+    grounding: Grounding | None = None
+    """With it, a call loses the optional arguments it made up (see `_grounding`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +156,7 @@ class Reply:
             ),
         )
         run = start(self.engine, request)
-        calls = _WholeCalls(call_format)
+        calls = _WholeCalls(call_format, self.plan.grounding)
         repeated = False
         try:
             async for piece in run.pieces():
@@ -268,10 +271,12 @@ class Reply:
 
 class _WholeCalls:
     """Cuts grammar-constrained output into whole calls (the separator before a call belongs to
-    it), holding back the call still being written."""
+    it), holding back the call still being written; with `grounding`, a call that made up
+    optional arguments is written again without them."""
 
-    def __init__(self, call_format: CallFormat) -> None:
+    def __init__(self, call_format: CallFormat, grounding: Grounding | None = None) -> None:
         self._format = call_format
+        self._grounding = grounding
         self._text = ""
         self._done = 0
         self._count = 0
@@ -282,11 +287,18 @@ class _WholeCalls:
             whole = self._format.whole_call(self._text, self._done, first=not self._count)
             if whole is None:
                 return
-            end, key = whole
+            end, call = whole
             segment = self._text[self._done : end]
+            name, arguments = call.get("name"), call.get("arguments")
+            grounding = self._grounding
+            if grounding and isinstance(name, str) and isinstance(arguments, dict):
+                grounded = grounding.arguments(name, arguments)
+                if grounded != arguments:
+                    segment = self._format.write(name, grounded, first=not self._count)
+                    arguments = grounded
             self._done = end
             self._count += 1
-            yield segment, key
+            yield segment, call_key(name, arguments)
 
     def discard(self) -> None:
         """Forget the call being written."""

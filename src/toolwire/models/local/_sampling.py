@@ -9,7 +9,8 @@ A token the grammar rejects is replaced by the likeliest one it allows, except i
 There the rejected token meant to end or qualify the number (the comma of "a loan term of 15, 20
 and 30 years" where the value ends the object, a decimal point in an integer, "$50.00") and the
 likeliest digit allowed changes its size: 1520, or 500000 for $50. So a number the grammar lets
-end there ends, with the likeliest of `,` `}` `]` it allows.
+end there ends, with the likeliest of `,` `}` `]` it allows; one that must still have a fraction
+(strict grammars write a JSON Schema `number` as `3.0`) goes on with its decimal point.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class ValueTokens:
 
     enders: tuple[int, ...]
     """Tokens that begin by ending a value: `,` `}` `]`."""
+    points: tuple[int, ...]
+    """Tokens that begin with a decimal point."""
     quotes: tuple[int, ...]
     """Tokens that begin with a quote (where one is allowed, the output is not inside a number)."""
     digit_final: frozenset[int]
@@ -43,6 +46,7 @@ class ValueTokens:
         """From each token's text, in id order."""
         return cls(
             enders=tuple(token for token, text in enumerate(texts) if text[:1] in _VALUE_ENDERS),
+            points=tuple(token for token, text in enumerate(texts) if text.startswith(".")),
             quotes=tuple(token for token, text in enumerate(texts) if text.startswith('"')),
             digit_final=frozenset(token for token, text in enumerate(texts) if text[-1:].isdigit()),
         )
@@ -116,11 +120,12 @@ class GrammarSampler:
         if not np.isfinite(allowed).any():
             raise UsageError("the grammar allows no token here")
         if self._inside_number(allowed):
-            enders = list(self._value_tokens.enders)
-            ending = allowed[enders]
-            if np.isfinite(ending).any():
-                allowed = np.full(self._n_vocab, -np.inf)
-                allowed[enders] = ending
+            for tokens in (self._value_tokens.enders, self._value_tokens.points):
+                going_on = allowed[list(tokens)]
+                if np.isfinite(going_on).any():
+                    allowed = np.full(self._n_vocab, -np.inf)
+                    allowed[list(tokens)] = going_on
+                    break
         if self._temperature <= 0:
             return int(np.argmax(allowed))
         if self._rng is None:

@@ -1,0 +1,118 @@
+"""Optional arguments a call makes up are left out of it (no model needed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from toolwire.messages import Message, ToolCall, ToolResult
+from toolwire.models.local._formats import HERMES, PROMPTED, call_key
+from toolwire.models.local._grounding import Grounding
+from toolwire.models.local._reply import _WholeCalls
+from toolwire.tools import ToolDefinition
+
+SCHEDULE = ToolDefinition(
+    name="team_schedule",
+    description="The next games of a team.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "team": {"type": "string"},
+            "games": {"type": "integer"},
+            "league": {"type": "string"},
+            "location": {"type": "string", "description": "A city, default all."},
+            "venue": {"type": "string", "enum": ["home", "away"]},
+            "detailed": {"type": "boolean"},
+            "opponents": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["team"],
+    },
+)
+ASKED = [Message.user("Give me the schedule of Manchester United for the next 6 games.")]
+
+
+def test_a_made_up_optional_string_is_left_out_and_everything_else_stays() -> None:
+    grounding = Grounding.of(ASKED, [SCHEDULE])
+    made = {
+        "team": "Chelsea",  # required: the model's to get wrong, not ours to drop
+        "games": 6,
+        "location": "London",  # made up
+        "venue": "home",  # a choice among the schema's own values
+        "detailed": True,  # a flag or a number may be implied by words
+        "opponents": ["Arsenal"],
+    }
+    assert grounding.arguments("team_schedule", made) == {
+        key: value for key, value in made.items() if key != "location"
+    }
+
+
+def test_a_value_the_conversation_gave_stays_however_it_is_written() -> None:
+    conversation = [
+        Message.system("The user follows English football; home city: Manchester."),
+        *ASKED,
+        Message(
+            role="assistant",
+            parts=(ToolCall(id="c1", name="leagues", raw_arguments='{"country": "England"}'),),
+        ),
+        Message(
+            role="tool",
+            parts=(ToolResult(call_id="c1", name="leagues", content="Premier League, FA Cup"),),
+        ),
+    ]
+    grounding = Grounding.of(conversation, [SCHEDULE])
+    given = ["premier league", "Premier-League", "MANCHESTER", "England", "fa cup", "FA"]
+    # Or a word of four characters or more of it: the model's knowledge put to use.
+    given += ["Europe/Manchester", "Premier League 2023/24", "Manchester, England"]
+    for value in given:
+        assert grounding.arguments("team_schedule", {"league": value}) == {"league": value}
+    # Whole words only, and a short word on its own does not tell.
+    for value in ("Manc", "Leag", "Old Trafford", "on TV", "all"):
+        assert grounding.arguments("team_schedule", {"league": value}) == {}
+    # A tool it does not know, or a tool without properties, keeps every argument.
+    assert grounding.arguments("other", {"location": "London"}) == {"location": "London"}
+    bare = ToolDefinition(name="bare", description="", parameters={"type": "object"})
+    assert Grounding.of(ASKED, [bare]).arguments("bare", {"a": "b"}) == {"a": "b"}
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["team", "games", "league", "location", "venue", "extra"]),
+        st.one_of(st.text(max_size=12), st.integers(), st.booleans(), st.none()),
+    ),
+    st.text(max_size=60),
+)
+def test_grounding_only_ever_leaves_arguments_out(arguments: dict[str, Any], said: str) -> None:
+    grounding = Grounding.of([Message.user(said)], [SCHEDULE])
+    kept = grounding.arguments("team_schedule", arguments)
+    assert kept.items() <= arguments.items()
+    for name in arguments.keys() - kept.keys():
+        assert name in {"league", "location"} and isinstance(arguments[name], str)
+    # A value that is the whole request (in words, as models copy it) is always kept.
+    if said.strip() and any(c.isalnum() for c in said):
+        assert grounding.arguments("team_schedule", {"location": said}) == {"location": said}
+
+
+def test_a_call_that_made_up_an_argument_is_written_again_without_it() -> None:
+    grounding = Grounding.of(ASKED, [SCHEDULE])
+    for call_format in (HERMES, PROMPTED):
+        first = call_format.write("team_schedule", {"team": "Manchester United"}, first=True)
+        made_up = {"team": "Manchester United", "games": 6, "location": "London"}
+        second = call_format.write("team_schedule", made_up, first=False)
+        calls = _WholeCalls(call_format, grounding)
+        # Fed in pieces, as a generation arrives: nothing is passed on before a call is whole.
+        pieces = [*first, *second]
+        out = [cut for piece in pieces for cut in calls.feed(piece)]
+        assert out == [
+            (first, call_key("team_schedule", {"team": "Manchester United"})),
+            (
+                call_format.write(
+                    "team_schedule", {"team": "Manchester United", "games": 6}, first=False
+                ),
+                call_key("team_schedule", {"team": "Manchester United", "games": 6}),
+            ),
+        ]
+        # Without grounding the call goes on as the model wrote it.
+        untouched = _WholeCalls(call_format)
+        assert [text for text, _ in untouched.feed(first + second)] == [first, second]
