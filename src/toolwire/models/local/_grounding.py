@@ -10,9 +10,11 @@ use, not a guess. Only strings are judged: a number or a flag may be implied ("t
 details") where a name or a place is not, and a parameter with an `enum` is a choice the model
 was offered.
 
-Measured on the BFCL items of simple and multiple (Qwen2.5-Coder-0.5B, toolwire's calls before
-this): 17 calls made right, one made wrong (`"24h"` for "24-hour format"). Leaving out numbers
-too made five right calls wrong ("3" for "three days").
+Replayed over Qwen2.5-Coder-0.5B's calls on BFCL (`bench/local_grounding.py`), it makes 13 simple
+items right and one wrong (`"24h"` for "24-hour format"), and 5 multiple items right, whether the
+calls are toolwire's or the raw model's. Leaving out numbers too made five right calls wrong
+("3" for "three days"); requiring the whole value rather than one telling word of it changed no
+item there, but would drop "Asia/Tokyo" for Tokyo.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ class Grounding:
         }
 
     def gave(self, value: str) -> bool:
+        """Whether the conversation holds `value` whole, or a telling word of it."""
         folded = _folded(value)
         telling = {word for word in folded.split() if len(word) >= _TELLING_WORD}
         return folded in self.said or bool(telling & self.words)
