@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolwire.messages import Message, ToolCall, ToolResult
-from toolwire.models.local._formats import HERMES, PROMPTED, call_key
+from toolwire.models.local._formats import BARE_JSON, HERMES, PROMPTED, call_key
 from toolwire.models.local._grounding import Grounding
 from toolwire.models.local._reply import _WholeCalls
 from toolwire.tools import ToolDefinition
@@ -116,3 +116,28 @@ def test_a_call_that_made_up_an_argument_is_written_again_without_it() -> None:
         # Without grounding the call goes on as the model wrote it.
         untouched = _WholeCalls(call_format)
         assert [text for text, _ in untouched.feed(first + second)] == [first, second]
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@given(
+    st.text(min_size=1, max_size=12),
+    st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=4),
+    st.booleans(),
+)
+def test_a_call_written_again_reads_back_as_that_call(
+    name: str, arguments: dict[str, Any], first: bool
+) -> None:
+    for call_format in (HERMES, PROMPTED, BARE_JSON):
+        written = call_format.write(name, arguments, first=first)
+        assert call_format.whole_call(written, 0, first=first) == (
+            len(written),
+            {"name": name, "arguments": arguments},
+        )
