@@ -36,5 +36,5 @@ def test_the_main_command_answers_with_a_tool_call() -> None:
     )
     # The embedded default model, greedy: the same call and answer every time.
     assert done.returncode == 0, done.stderr
-    assert '→ convert_units {"value": 100, "from_unit": "km"' in done.stderr
+    assert '→ convert_units {"value": 100.0, "from_unit": "km"' in done.stderr
     assert "62.1371" in done.stdout

@@ -160,6 +160,9 @@ def test_whole_calls_are_cut_where_the_grammar_ends_them() -> None:
     assert HERMES.write("f", {"x": 1, "y": "}"}, first=True) == call
     assert HERMES.write("f", {"y": "}", "x": 1}, first=False) == again
     assert call_key("f", {"x": 1, "y": "}"}) == call_key("f", {"y": "}", "x": 1})
+    assert call_key("f", {"x": [100, {"y": 2}]}) == call_key("f", {"x": [100.0, {"y": 2.0}]})
+    assert call_key("f", {"x": 1}) != call_key("f", {"x": 1.5})
+    assert call_key("f", {"x": 1}) != call_key("f", {"x": True})
 
 
 def test_the_call_gate_adds_the_requests_evidence_to_the_models_log_odds() -> None:

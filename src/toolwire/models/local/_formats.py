@@ -119,8 +119,21 @@ PROMPTED = CallFormat(
 
 
 def call_key(name: object, arguments: Mapping[str, Any] | object) -> str:
-    """Equal for two calls of one tool with the same arguments, in whatever key order."""
-    return json.dumps([name, arguments], sort_keys=True, ensure_ascii=False, default=str)
+    """Equal for two calls of one tool with the same arguments, in whatever key order, and
+    whether a whole number is written `100` or `100.0` (strict grammars write the second)."""
+    return json.dumps(
+        [name, _whole_numbers(arguments)], sort_keys=True, ensure_ascii=False, default=str
+    )
+
+
+def _whole_numbers(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {key: _whole_numbers(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_whole_numbers(item) for item in value]
+    return value
 
 
 def detect_format(template: str) -> CallFormat:
