@@ -120,11 +120,12 @@ class GrammarSampler:
         if not np.isfinite(allowed).any():
             raise UsageError("the grammar allows no token here")
         if self._inside_number(allowed):
-            for tokens in (self._value_tokens.enders, self._value_tokens.points):
-                going_on = allowed[list(tokens)]
+            for kind in (self._value_tokens.enders, self._value_tokens.points):
+                tokens = list(kind)
+                going_on = allowed[tokens]
                 if np.isfinite(going_on).any():
                     allowed = np.full(self._n_vocab, -np.inf)
-                    allowed[list(tokens)] = going_on
+                    allowed[tokens] = going_on
                     break
         if self._temperature <= 0:
             return int(np.argmax(allowed))
