@@ -43,7 +43,16 @@ class CallFormat:
         """If `text` holds, from `position`, one whole call as the call grammar writes it (after
         the separator, unless it is the reply's first): where it ends, and the call. None while
         it is still being written."""
-        return self._next_call(text, position, first=first)
+        opening = self.start if first else self.separator + self.start
+        if not text.startswith(opening, position):
+            return None
+        try:
+            call, end = _DECODER.raw_decode(text, position + len(opening))
+        except ValueError:
+            return None
+        if not text.startswith(self.end, end) or not isinstance(call, dict):
+            return None
+        return end + len(self.end), call
 
     def write(self, name: str, arguments: Mapping[str, Any], *, first: bool) -> str:
         """A call as the call grammar writes it (after the separator, unless it is the first)."""
@@ -55,24 +64,10 @@ class CallFormat:
         """The whole calls at the start of `text`, written as the call grammar writes them."""
         calls: list[dict[str, Any]] = []
         position = 0
-        while (found := self._next_call(text, position, first=not calls)) is not None:
+        while (found := self.whole_call(text, position, first=not calls)) is not None:
             position, call = found
             calls.append(call)
         return calls
-
-    def _next_call(
-        self, text: str, position: int, *, first: bool
-    ) -> tuple[int, dict[str, Any]] | None:
-        opening = self.start if first else self.separator + self.start
-        if not text.startswith(opening, position):
-            return None
-        try:
-            call, end = _DECODER.raw_decode(text, position + len(opening))
-        except ValueError:
-            return None
-        if not text.startswith(self.end, end) or not isinstance(call, dict):
-            return None
-        return end + len(self.end), call
 
     def opens_call(self, text: str) -> bool | None:
         """Whether a reply beginning with `text` is writing a call; None while it cannot tell."""
