@@ -13,9 +13,11 @@ predictions, which are kept: `bench/results/local.raw.jsonl`.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections import Counter
 from pathlib import Path
 
+from toolwire import UsageError
 from toolwire.evals import PredictedCall, load_dataset, read_predictions, score_item
 from toolwire.models.local._grounding import Grounding
 
@@ -26,9 +28,15 @@ def main() -> None:
     parser.add_argument("predictions")
     parser.add_argument("-v", "--verbose", action="store_true", help="list the items it changes")
     args = parser.parse_args()
-    predictions = read_predictions(Path(args.predictions))
+    try:
+        items = load_dataset(args.dataset)
+        predictions = read_predictions(Path(args.predictions))
+    except UsageError as error:
+        sys.exit(f"error: {error}")
+    if not predictions:
+        sys.exit(f"error: no predictions in {args.predictions}")
     tally: Counter[tuple[str, str]] = Counter()
-    for item in load_dataset(args.dataset):
+    for item in items:
         prediction = predictions.get(item.id)
         if prediction is None:
             continue
