@@ -94,6 +94,67 @@ def test_grounding_only_ever_leaves_arguments_out(arguments: dict[str, Any], sai
         assert grounding.arguments("team_schedule", {"location": said}) == {"location": said}
 
 
+AMENITIES = ["Patio", "Wi-Fi", "Happy Hour", "Wheelchair Accessible"]
+RESTAURANT = ToolDefinition(  # BFCL simple_python_363
+    name="find_restaurant",
+    description="The closest restaurant with the amenities asked for.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "location": {"type": "string"},
+            "amenities": {"type": "array", "items": {"type": "string", "enum": AMENITIES}},
+            "cuisines": {"type": "array", "items": {"type": "string", "enum": ["Sushi", "Thai"]}},
+        },
+        "required": ["location", "cuisines"],
+    },
+)
+
+
+def test_a_list_holding_every_option_keeps_the_options_the_conversation_mentions() -> None:
+    def grounded(said: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return Grounding.of([Message.user(said)], [RESTAURANT]).arguments(
+            "find_restaurant", arguments
+        )
+
+    every = {"location": "Boston", "amenities": AMENITIES}
+    assert grounded("Sushi in Boston with a patio?", every) == {
+        "location": "Boston",
+        "amenities": ["Patio"],
+    }
+    # Whole, however punctuated, or by a word that begins like one of the conversation's.
+    assert grounded("A place with wifi and happy hours", every)["amenities"] == ["Happy Hour"]
+    assert grounded("wi fi, and accessible to a wheelchair", every)["amenities"] == [
+        "Wi-Fi",
+        "Wheelchair Accessible",
+    ]
+    # Mentioning none, an optional list is left out and a required one stays as written.
+    assert grounded("Dinner in Boston", every) == {"location": "Boston"}
+    both = {"location": "Boston", "cuisines": ["Sushi", "Thai"]}
+    assert grounded("Dinner in Boston", both) == both
+    # A list of some of the options is a choice: it stays, mentioned or not.
+    chosen = {"location": "Boston", "amenities": ["Patio", "Wi-Fi"]}
+    assert grounded("Dinner in Boston", chosen) == chosen
+
+
+@given(
+    st.lists(st.sampled_from(AMENITIES), max_size=6),
+    st.lists(st.sampled_from(["Sushi", "Thai", "Greek"]), max_size=3),
+    st.text(max_size=60),
+)
+def test_a_list_of_options_is_only_ever_cut_down(
+    amenities: list[str], cuisines: list[str], said: str
+) -> None:
+    arguments = {"amenities": amenities, "cuisines": cuisines}
+    kept = Grounding.of([Message.user(said)], [RESTAURANT]).arguments("find_restaurant", arguments)
+    for name, options in (("amenities", AMENITIES), ("cuisines", ["Sushi", "Thai"])):
+        if name not in kept:
+            assert name == "amenities" and set(amenities) == set(AMENITIES)
+            continue
+        cut, written = kept[name], arguments[name]
+        assert cut == [option for option in written if option in cut]
+        assert cut == written or (cut and set(written) == set(options))
+
+
 def test_a_call_that_made_up_an_argument_is_written_again_without_it() -> None:
     grounding = Grounding.of(ASKED, [SCHEDULE])
     for call_format in (HERMES, PROMPTED):

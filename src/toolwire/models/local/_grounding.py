@@ -15,6 +15,16 @@ simple items right and one wrong (`"24h"` for "24-hour format"), and 5 multiple 
 toolwire's calls before it: 13, 1 and 4). Leaving out numbers too made five right calls wrong
 ("3" for "three days"); requiring the whole value rather than one telling word of it changed no
 item there, but would drop "Asia/Tokyo" for Tokyo.
+
+A list of options (an array whose items have an `enum`) that holds every option is the model
+copying the menu, not choosing from it: asked for a sushi place with a patio, it asks for
+`["Patio", "Wi-Fi", "Happy Hour", "Wheelchair Accessible"]`. Such a list keeps only the options
+the conversation mentions, whole or by a word of four characters or more that begins with the
+same five letters as one of the conversation's ("children" mentions "child"); mentioning none,
+an optional list is left out. Replayed over toolwire's own calls on BFCL, it makes 4 simple, 4
+multiple and 2 parallel-multiple items right and 1 multiple item wrong (the request's
+"vegetarian" is not the option "vegan"); whole words only would have made two more wrong
+("children" for "child", "ratings" for "rating").
 """
 
 from __future__ import annotations
@@ -32,6 +42,9 @@ __all__ = ["Grounding"]
 _SEPARATORS = re.compile(r"[\W_]+")
 _TELLING_WORD = 4
 """Characters a word needs to show on its own that a value came from the conversation."""
+_STEM = 5
+"""Letters two words must begin with alike for one to mention the other (an option's plural,
+say)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +55,12 @@ class Grounding:
     """The conversation's text, folded (see `_folded`)."""
     words: frozenset[str]
     """Its words."""
+    stems: frozenset[str]
+    """The first `_STEM` letters of its words of `_TELLING_WORD` letters or more."""
     guessable: Mapping[str, frozenset[str]]
     """By tool name: its optional parameters that take free text."""
+    option_lists: Mapping[str, Mapping[str, _OptionList]]
+    """By tool name: its parameters that take a list of options, by parameter name."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -53,23 +70,60 @@ class Grounding:
             texts.extend(result.content for result in message.tool_results)
             texts.extend(call.raw_arguments for call in message.tool_calls)
         said = _folded(" ".join(texts))
-        guessable = {tool.name: _guessable(tool) for tool in tools}
-        return cls(said, frozenset(said.split()), guessable)
+        words = frozenset(said.split())
+        return cls(
+            said,
+            words,
+            frozenset(word[:_STEM] for word in words if len(word) >= _TELLING_WORD),
+            {tool.name: _guessable(tool) for tool in tools},
+            {tool.name: _option_lists(tool) for tool in tools},
+        )
 
     def arguments(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """`arguments` without the guessable ones whose value the conversation never gave."""
+        """`arguments` without the guessable ones whose value the conversation never gave, and
+        with each list holding every option cut down to the options it mentions."""
         guessable = self.guessable.get(tool, frozenset())
-        return {
-            name: value
-            for name, value in arguments.items()
-            if not (name in guessable and isinstance(value, str)) or self.gave(value)
-        }
+        option_lists = self.option_lists.get(tool, {})
+        grounded: dict[str, Any] = {}
+        for name, value in arguments.items():
+            if name in guessable and isinstance(value, str) and not self.gave(value):
+                continue
+            option_list = option_lists.get(name)
+            if option_list is not None and option_list.holds_every_option(value):
+                mentioned = [option for option in value if self.mentions(option)]
+                if mentioned:
+                    value = mentioned
+                elif not option_list.required:
+                    continue
+            grounded[name] = value
+        return grounded
 
     def gave(self, value: str) -> bool:
         """Whether the conversation holds `value` whole, or a telling word of it."""
         folded = _folded(value)
         telling = {word for word in folded.split() if len(word) >= _TELLING_WORD}
         return folded in self.said or bool(telling & self.words)
+
+    def mentions(self, option: str) -> bool:
+        """Whether the conversation holds `option` whole, or a word like a telling word of it."""
+        folded = _folded(option)
+        return folded in self.said or any(
+            word[:_STEM] in self.stems for word in folded.split() if len(word) >= _TELLING_WORD
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _OptionList:
+    options: frozenset[str]
+    required: bool
+
+    def holds_every_option(self, value: Any) -> bool:
+        return (
+            isinstance(value, list)
+            and len(value) > 1
+            and all(isinstance(option, str) for option in value)
+            and set(value) == self.options
+        )
 
 
 def _guessable(tool: ToolDefinition) -> frozenset[str]:
@@ -85,6 +139,20 @@ def _guessable(tool: ToolDefinition) -> frozenset[str]:
         and schema.get("type", "string") == "string"
         and not {"enum", "const"} & schema.keys()
     )
+
+
+def _option_lists(tool: ToolDefinition) -> dict[str, _OptionList]:
+    properties = tool.parameters.get("properties")
+    if not isinstance(properties, Mapping):
+        return {}
+    required = set(tool.parameters.get("required") or ())
+    option_lists = {}
+    for name, schema in properties.items():
+        items = schema.get("items") if isinstance(schema, Mapping) else None
+        options = items.get("enum") if isinstance(items, Mapping) else None
+        if isinstance(options, list) and options and all(isinstance(o, str) for o in options):
+            option_lists[name] = _OptionList(frozenset(options), name in required)
+    return option_lists
 
 
 def _folded(text: str) -> str:
