@@ -39,13 +39,15 @@ def test_a_made_up_optional_string_is_left_out_and_everything_else_stays() -> No
         "team": "Chelsea",  # required: the model's to get wrong, not ours to drop
         "games": 6,
         "location": "London",  # made up
-        "venue": "home",  # a choice among the schema's own values
+        "venue": "home",  # an option nobody mentioned
         "detailed": True,  # a flag or a number may be implied by words
         "opponents": ["Arsenal"],
     }
     assert grounding.arguments("team_schedule", made) == {
-        key: value for key, value in made.items() if key != "location"
+        key: value for key, value in made.items() if key not in {"location", "venue"}
     }
+    at_home = Grounding.of([Message.user("Manchester United's next home games")], [SCHEDULE])
+    assert at_home.arguments("team_schedule", {"venue": "home"}) == {"venue": "home"}
 
 
 def test_a_value_the_conversation_gave_stays_however_it_is_written() -> None:
@@ -88,7 +90,7 @@ def test_grounding_only_ever_leaves_arguments_out(arguments: dict[str, Any], sai
     kept = grounding.arguments("team_schedule", arguments)
     assert kept.items() <= arguments.items()
     for name in arguments.keys() - kept.keys():
-        assert name in {"league", "location"} and isinstance(arguments[name], str)
+        assert name in {"league", "location", "venue"} and isinstance(arguments[name], str)
     # A value that is the whole request (in words, as models copy it) is always kept.
     if said.strip() and any(c.isalnum() for c in said):
         assert grounding.arguments("team_schedule", {"location": said}) == {"location": said}

@@ -7,8 +7,7 @@ model's guess, and the tool's own default is the better one, so such an argument
 the call. A value counts as given when the conversation holds it whole, or any word of it of
 four characters or more: "Asia/Tokyo" for "the time in Tokyo" is the model's knowledge put to
 use, not a guess. Only strings are judged: a number or a flag may be implied ("three days", "with
-details") where a name or a place is not, and a parameter with an `enum` is a choice the model
-was offered.
+details") where a name or a place is not.
 
 Replayed over Qwen2.5-Coder-0.5B's raw calls on BFCL (`bench/local_grounding.py`), it makes 13
 simple items right and one wrong (`"24h"` for "24-hour format"), and 5 multiple items right (on
@@ -16,22 +15,25 @@ toolwire's calls before it: 13, 1 and 4). Leaving out numbers too made five righ
 ("3" for "three days"); requiring the whole value rather than one telling word of it changed no
 item there, but would drop "Asia/Tokyo" for Tokyo.
 
-A list of options (an array whose items have an `enum`) that holds every option is the model
-copying the menu, not choosing from it: asked for a sushi place with a patio, it asks for
-`["Patio", "Wi-Fi", "Happy Hour", "Wheelchair Accessible"]`. Such a list keeps only the options
-the conversation mentions, whole or by a word of four characters or more that begins with the
-same five letters as one of the conversation's ("children" mentions "child"); mentioning none,
-an optional list is left out. Replayed over toolwire's own calls on BFCL, it makes 4 simple, 4
-multiple and 2 parallel-multiple items right and 1 multiple item wrong (the request's
-"vegetarian" is not the option "vegan"); whole words only would have made two more wrong
-("children" for "child", "ratings" for "rating").
+Options (the strings of an `enum`) are judged more loosely, being short labels the model
+inflects: an option is mentioned when the conversation holds it whole, or a word of four
+characters or more that begins with the same five letters as one of the conversation's
+("children" mentions "child", "month" "Monthly"). An optional option nobody mentioned is left
+out: `"algorithm": "binary"` for a plain GCD, `"frequency": "quarterly"` for dividends nobody
+asked the period of. A list of options that holds every option is the model copying the menu,
+not choosing from it: asked for a sushi place with a patio, it asks for `["Patio", "Wi-Fi",
+"Happy Hour", "Wheelchair Accessible"]`; such a list keeps only the options mentioned, and
+mentioning none, an optional list is left out. Replayed over toolwire's own calls on BFCL, the
+two make 5 simple, 6 multiple and 2 parallel-multiple items right and 1 multiple item wrong (the
+request's "vegetarian" is not the option "vegan"); judged by whole words, as free text is, four
+more right calls would have gone wrong ("children", "ratings", "month", "details").
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...messages import Message
@@ -57,10 +59,8 @@ class Grounding:
     """Its words."""
     stems: frozenset[str]
     """The first `_STEM` letters of its words of `_TELLING_WORD` letters or more."""
-    guessable: Mapping[str, frozenset[str]]
-    """By tool name: its optional parameters that take free text."""
-    option_lists: Mapping[str, Mapping[str, _OptionList]]
-    """By tool name: its parameters that take a list of options, by parameter name."""
+    open: Mapping[str, _Open]
+    """By tool name: its parameters open to made-up values."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -75,20 +75,21 @@ class Grounding:
             said,
             words,
             frozenset(word[:_STEM] for word in words if len(word) >= _TELLING_WORD),
-            {tool.name: _guessable(tool) for tool in tools},
-            {tool.name: _option_lists(tool) for tool in tools},
+            {tool.name: _open_parameters(tool) for tool in tools},
         )
 
     def arguments(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """`arguments` without the guessable ones whose value the conversation never gave, and
-        with each list holding every option cut down to the options it mentions."""
-        guessable = self.guessable.get(tool, frozenset())
-        option_lists = self.option_lists.get(tool, {})
+        """`arguments` without the optional ones the conversation never gave, and with each
+        list holding every option cut down to the options it mentions."""
+        parameters = self.open.get(tool, _NONE_OPEN)
         grounded: dict[str, Any] = {}
         for name, value in arguments.items():
-            if name in guessable and isinstance(value, str) and not self.gave(value):
+            if isinstance(value, str) and (
+                (name in parameters.free_text and not self.gave(value))
+                or (name in parameters.options and not self.mentions(value))
+            ):
                 continue
-            option_list = option_lists.get(name)
+            option_list = parameters.option_lists.get(name)
             if option_list is not None and option_list.holds_every_option(value):
                 mentioned = [option for option in value if self.mentions(option)]
                 if mentioned:
@@ -126,33 +127,40 @@ class _OptionList:
         )
 
 
-def _guessable(tool: ToolDefinition) -> frozenset[str]:
-    properties = tool.parameters.get("properties")
-    if not isinstance(properties, Mapping):
-        return frozenset()
-    required = set(tool.parameters.get("required") or ())
-    return frozenset(
-        name
-        for name, schema in properties.items()
-        if name not in required
-        and isinstance(schema, Mapping)
-        and schema.get("type", "string") == "string"
-        and not {"enum", "const"} & schema.keys()
-    )
+@dataclass(frozen=True, slots=True)
+class _Open:
+    """A tool's parameters open to made-up values."""
+
+    free_text: frozenset[str] = frozenset()
+    """Optional, taking free text."""
+    options: frozenset[str] = frozenset()
+    """Optional, taking one of an `enum`'s strings."""
+    option_lists: Mapping[str, _OptionList] = field(default_factory=dict)
+    """Taking a list of an `enum`'s strings, required or not."""
 
 
-def _option_lists(tool: ToolDefinition) -> dict[str, _OptionList]:
+_NONE_OPEN = _Open()
+
+
+def _open_parameters(tool: ToolDefinition) -> _Open:
     properties = tool.parameters.get("properties")
     if not isinstance(properties, Mapping):
-        return {}
+        return _NONE_OPEN
     required = set(tool.parameters.get("required") or ())
-    option_lists = {}
+    free_text: set[str] = set()
+    options: set[str] = set()
+    option_lists: dict[str, _OptionList] = {}
     for name, schema in properties.items():
-        items = schema.get("items") if isinstance(schema, Mapping) else None
-        options = items.get("enum") if isinstance(items, Mapping) else None
-        if isinstance(options, list) and options and all(isinstance(o, str) for o in options):
-            option_lists[name] = _OptionList(frozenset(options), name in required)
-    return option_lists
+        if not isinstance(schema, Mapping):
+            continue
+        optional = name not in required
+        items = schema.get("items")
+        listed = items.get("enum") if isinstance(items, Mapping) else None
+        if optional and schema.get("type", "string") == "string" and "const" not in schema:
+            (options if "enum" in schema else free_text).add(name)
+        elif isinstance(listed, list) and listed and all(isinstance(o, str) for o in listed):
+            option_lists[name] = _OptionList(frozenset(listed), not optional)
+    return _Open(frozenset(free_text), frozenset(options), option_lists)
 
 
 def _folded(text: str) -> str:
