@@ -494,6 +494,50 @@ def test_values_no_call_has_used_ask_for_another_call(
     assert calls_of(collect(qwen, ask)) == both[:1]
 
 
+CAPITAL_GAINS_TAX = ToolDefinition(  # BFCL parallel_15
+    name="calculate_capital_gains_tax",
+    description="Calculate the capital gains tax for a given gains type and amount",
+    parameters={
+        "type": "object",
+        "properties": {
+            "short_term_gain": {"type": "integer", "description": "The short term gain."},
+            "long_term_gain": {"type": "integer", "description": "The long term gain."},
+            "state": {"type": "string", "description": "The state.", "default": "federal"},
+        },
+        "required": ["short_term_gain", "long_term_gain"],
+    },
+)
+
+
+def test_a_second_call_the_model_gives_a_few_in_a_thousand_is_made(
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # After the first call the model gives another about 0.0001; the two amounts no call has
+    # used lift that to about 0.005: past the go-on threshold, short of the 0.01 it once was.
+    ask = request(
+        Message.user(
+            "What will be the capital gains tax for a short term capital gains of $15000, long "
+            "term gains of $25000 in the state of California and $20000 short term, $50000 long "
+            "term in Florida?"
+        ),
+        tools=(CAPITAL_GAINS_TAX,),
+        max_output_tokens=160,
+    )
+    calls = calls_of(collect(qwen, ask))
+    assert calls == [
+        (
+            "calculate_capital_gains_tax",
+            {"short_term_gain": 15000, "long_term_gain": 25000, "state": "California"},
+        ),
+        (
+            "calculate_capital_gains_tax",
+            {"short_term_gain": 20000, "long_term_gain": 50000, "state": "Florida"},
+        ),
+    ]
+    monkeypatch.setattr(local_model, "ANOTHER_CALL_THRESHOLD", 0.01)
+    assert calls_of(collect(qwen, ask)) == calls[:1]
+
+
 SEARCH_LAWYER = ToolDefinition(  # BFCL irrelevance_92
     name="search_lawyer",
     description="Find a list of lawyers in a specific area, sorted by the number of cases they have won.",
