@@ -18,15 +18,15 @@ item there, but would drop "Asia/Tokyo" for Tokyo.
 Options (the strings of an `enum`) are judged more loosely, being short labels the model
 inflects: an option is mentioned when the conversation holds it whole, or a word of four
 characters or more that begins with the same five letters as one of the conversation's
-("children" mentions "child", "month" "Monthly"). An optional option nobody mentioned is left
-out: `"algorithm": "binary"` for a plain GCD, `"frequency": "quarterly"` for dividends nobody
-asked the period of. A list of options that holds every option is the model copying the menu,
-not choosing from it: asked for a sushi place with a patio, it asks for `["Patio", "Wi-Fi",
-"Happy Hour", "Wheelchair Accessible"]`; such a list keeps only the options mentioned, and
-mentioning none, an optional list is left out. Replayed over toolwire's own calls on BFCL, the
-two make 5 simple, 6 multiple and 2 parallel-multiple items right and 1 multiple item wrong (the
-request's "vegetarian" is not the option "vegan"); judged by whole words, as free text is, four
-more right calls would have gone wrong ("children", "ratings", "month", "details").
+("children" mentions "child", "month" "Monthly"). An option nobody mentioned is left out where
+the parameter is optional: `"algorithm": "binary"` for a plain GCD, `"frequency": "quarterly"`
+for dividends nobody asked the period of. A list of options that holds every option is the
+model copying the menu, not choosing from it: asked for a sushi place with a patio, it asks for
+`["Patio", "Wi-Fi", "Happy Hour", "Wheelchair Accessible"]`; such a list keeps only the options
+mentioned, and mentioning none, an optional list is left out. Replayed over toolwire's own calls
+on BFCL, the two make 5 simple, 6 multiple and 2 parallel-multiple items right and 1 multiple
+item wrong (the request's "vegetarian" is not the option "vegan"); judged by whole words, as free
+text is, four more right calls would have gone wrong ("children", "ratings", "month", "details").
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class Grounding:
     """Its words."""
     stems: frozenset[str]
     """The first `_STEM` letters of its words of `_TELLING_WORD` letters or more."""
-    open: Mapping[str, _Open]
+    guessable: Mapping[str, _Guessable]
     """By tool name: its parameters open to made-up values."""
 
     @classmethod
@@ -75,13 +75,13 @@ class Grounding:
             said,
             words,
             frozenset(word[:_STEM] for word in words if len(word) >= _TELLING_WORD),
-            {tool.name: _open_parameters(tool) for tool in tools},
+            {tool.name: _guessable(tool) for tool in tools},
         )
 
     def arguments(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """`arguments` without the optional ones the conversation never gave, and with each
         list holding every option cut down to the options it mentions."""
-        parameters = self.open.get(tool, _NONE_OPEN)
+        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
         grounded: dict[str, Any] = {}
         for name, value in arguments.items():
             if isinstance(value, str) and (
@@ -128,7 +128,7 @@ class _OptionList:
 
 
 @dataclass(frozen=True, slots=True)
-class _Open:
+class _Guessable:
     """A tool's parameters open to made-up values."""
 
     free_text: frozenset[str] = frozenset()
@@ -139,13 +139,13 @@ class _Open:
     """Taking a list of an `enum`'s strings, required or not."""
 
 
-_NONE_OPEN = _Open()
+_NOTHING_GUESSABLE = _Guessable()
 
 
-def _open_parameters(tool: ToolDefinition) -> _Open:
+def _guessable(tool: ToolDefinition) -> _Guessable:
     properties = tool.parameters.get("properties")
     if not isinstance(properties, Mapping):
-        return _NONE_OPEN
+        return _NOTHING_GUESSABLE
     required = set(tool.parameters.get("required") or ())
     free_text: set[str] = set()
     options: set[str] = set()
@@ -160,7 +160,7 @@ def _open_parameters(tool: ToolDefinition) -> _Open:
             (options if "enum" in schema else free_text).add(name)
         elif isinstance(listed, list) and listed and all(isinstance(o, str) for o in listed):
             option_lists[name] = _OptionList(frozenset(listed), not optional)
-    return _Open(frozenset(free_text), frozenset(options), option_lists)
+    return _Guessable(frozenset(free_text), frozenset(options), option_lists)
 
 
 def _folded(text: str) -> str:
