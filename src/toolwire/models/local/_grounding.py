@@ -20,13 +20,15 @@ inflects: an option is mentioned when the conversation holds it whole, or a word
 characters or more that begins with the same five letters as one of the conversation's
 ("children" mentions "child", "month" "Monthly"). An option nobody mentioned is left out where
 the parameter is optional: `"algorithm": "binary"` for a plain GCD, `"frequency": "quarterly"`
-for dividends nobody asked the period of. A list of options that holds every option is the
-model copying the menu, not choosing from it: asked for a sushi place with a patio, it asks for
-`["Patio", "Wi-Fi", "Happy Hour", "Wheelchair Accessible"]`; such a list keeps only the options
-mentioned, and mentioning none, an optional list is left out. Replayed over toolwire's own calls
-on BFCL, the two make 5 simple, 6 multiple and 2 parallel-multiple items right and 1 multiple
-item wrong (the request's "vegetarian" is not the option "vegan"); judged by whole words, as free
-text is, four more right calls would have gone wrong ("children", "ratings", "month", "details").
+for dividends nobody asked the period of. An option implied by other words ("metric" for "in
+kilometres") goes too, and the tool's default applies: on BFCL that cost no item. A list of
+options that holds every option is the model copying the menu, not choosing from it: asked for
+a sushi place with a patio, it asks for `["Patio", "Wi-Fi", "Happy Hour", "Wheelchair
+Accessible"]`; such a list keeps only the options mentioned, and mentioning none, an optional
+list is left out. Replayed over toolwire's own calls on BFCL, the two make 5 simple, 6 multiple
+and 2 parallel-multiple items right and 1 multiple item wrong (the request's "vegetarian" is not
+the option "vegan"); judged by whole words, as free text is, four more right calls would have
+gone wrong ("children", "ratings", "month", "details").
 """
 
 from __future__ import annotations
