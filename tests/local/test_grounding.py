@@ -90,10 +90,32 @@ def test_grounding_only_ever_leaves_arguments_out(arguments: dict[str, Any], sai
     kept = grounding.arguments("team_schedule", arguments)
     assert kept.items() <= arguments.items()
     for name in arguments.keys() - kept.keys():
-        assert name in {"league", "location", "venue"} and isinstance(arguments[name], str)
+        value = arguments[name]
+        if name == "games":  # a number the request does not hold, and no number in words
+            assert isinstance(value, int) and grounding.numbers is not None
+            assert abs(value) not in grounding.numbers
+        else:
+            assert name in {"league", "location", "venue"} and isinstance(value, str)
     # A value that is the whole request (in words, as models copy it) is always kept.
     if said.strip() and any(c.isalnum() for c in said):
         assert grounding.arguments("team_schedule", {"location": said}) == {"location": said}
+
+
+def test_a_made_up_optional_number_is_left_out_unless_numbers_may_be_in_words() -> None:
+    grounding = Grounding.of(ASKED, [SCHEDULE])  # "for the next 6 games"
+    assert grounding.arguments("team_schedule", {"team": "Chelsea", "games": 10}) == {
+        "team": "Chelsea"
+    }
+    for games in (6, 6.0, -6, 0.06):  # held as written, negated, or as a percentage's fraction
+        assert grounding.arguments("team_schedule", {"games": games}) == {"games": games}
+    in_words = Grounding.of([Message.user("Manchester United's next six games")], [SCHEDULE])
+    assert in_words.arguments("team_schedule", {"games": 6}) == {"games": 6}
+    assert in_words.arguments("team_schedule", {"games": 10}) == {"games": 10}
+    # Digits anywhere in the conversation count, thousands separators and all.
+    results = [*ASKED, Message.user("Their stadium holds 74,310.")]
+    assert Grounding.of(results, [SCHEDULE]).arguments("team_schedule", {"games": 74310}) == {
+        "games": 74310
+    }
 
 
 AMENITIES = ["Patio", "Wi-Fi", "Happy Hour", "Wheelchair Accessible"]

@@ -179,6 +179,45 @@ def test_the_engine_goes_on_after_a_checkpoint_only_if_the_model_would(smol: Loc
     assert seen == ["a\n", "a\na\n"]
 
 
+def test_output_the_model_would_not_go_on_to_is_kept_only_if_its_trial_passes(
+    smol: LocalModel,
+) -> None:
+    engine = smol.engine
+    letters = engine.tokens_where(lambda text: text == "a")
+    base = GenerationRequest(
+        tokens=engine.tokenize(smol.render(request(Message.user("Write the letter a.")))),
+        max_tokens=30,
+        grammar='root ::= "a" "\\n" "a" "\\n" "a"',
+    )
+    trials: list[tuple[str, str]] = []
+
+    def generate(keep: Callable[[str, str], bool], max_tokens: int = 30) -> tuple[str, str, str]:
+        trials.clear()
+
+        def judged(before: str, attempt: str) -> bool:
+            trials.append((before, attempt))
+            return keep(before, attempt)
+
+        on_trial = dataclasses.replace(
+            base, max_tokens=max_tokens, go_on=GoOn("\n", letters, 1.01, trial=judged)
+        )
+        emitted: list[str] = []
+        generation = engine.generate(on_trial, emitted.append, lambda: False)
+        return generation.text, "".join(emitted), generation.finish
+
+    # Each stretch is judged once whole (the last one at the end of the reply); what fails its
+    # trial is never emitted, and the output ends where it began.
+    assert generate(lambda before, attempt: True) == ("a\na\na", "a\na\na", "stop")
+    assert trials == [("a\n", "a\n"), ("a\na\n", "a")]
+    assert generate(lambda before, attempt: before == "a\n") == ("a\na\n", "a\na\n", "stop")
+    assert generate(lambda before, attempt: False) == ("a\n", "a\n", "stop")
+    assert trials == [("a\n", "a\n")]
+    # Cut off by the token limit, a stretch on trial is unfinished: dropped without a trial, and
+    # the output it leaves is whole.
+    assert generate(lambda before, attempt: True, max_tokens=3) == ("a\n", "a\n", "stop")
+    assert trials == []
+
+
 def test_the_gate_decides_how_the_reply_starts(smol: LocalModel) -> None:
     engine = smol.engine
     letters = engine.tokens_where(lambda text: text in ("a", "A", " a", " A"))
@@ -239,8 +278,9 @@ def test_a_reply_stops_at_a_call_it_already_made(
     assert events[-1] == ResponseCompleted(finish_reason="tool_calls")
     assert not [e for e in events if isinstance(e, ToolCallFailed)]
     # Asked before a second call (a threshold no probability reaches: the answer is no), the
-    # reply ends after the first.
+    # reply ends after the first; with no second call written on trial, not a token more.
     monkeypatch.setattr(local_model, "ANOTHER_CALL_THRESHOLD", 1.01)
+    monkeypatch.setattr(local_model, "CALLS_ON_TRIAL", False)
     asked_first = collect(smol, asked)
     assert calls_of(asked_first) == calls_of(events)
     assert usage_of(asked_first).output_tokens < usage_of(events).output_tokens
@@ -479,7 +519,8 @@ def test_values_no_call_has_used_ask_for_another_call(
     qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # After the first call the model gives a second one about 0.0003: alone, the reply ends
-    # there. 81 and 27 are left unused, which lifts the odds past the go-on threshold.
+    # there. 81 and 27 are left unused, which lifts the odds past the go-on threshold; without
+    # that, the second call is still written on trial, and kept for the values it uses.
     ask = request(
         Message.user(
             "What is the greatest common divisor (GCD) of the two pairs of numbers "
@@ -491,6 +532,8 @@ def test_values_no_call_has_used_ask_for_another_call(
     both = [("math_gcd", {"num1": 45, "num2": 60}), ("math_gcd", {"num1": 81, "num2": 27})]
     assert calls_of(collect(qwen, ask)) == both
     monkeypatch.setattr(local_model, "UNUSED_VALUE_WEIGHT", 0.0)
+    assert calls_of(collect(qwen, ask)) == both
+    monkeypatch.setattr(local_model, "CALLS_ON_TRIAL", False)
     assert calls_of(collect(qwen, ask)) == both[:1]
 
 
@@ -534,8 +577,76 @@ def test_a_second_call_the_model_gives_a_few_in_a_thousand_is_made(
             {"short_term_gain": 20000, "long_term_gain": 50000, "state": "Florida"},
         ),
     ]
+    monkeypatch.setattr(local_model, "CALLS_ON_TRIAL", False)
     monkeypatch.setattr(local_model, "ANOTHER_CALL_THRESHOLD", 0.01)
     assert calls_of(collect(qwen, ask)) == calls[:1]
+
+
+CALCULATE_RESISTANCE = ToolDefinition(  # BFCL parallel_2
+    name="calculate_resistance",
+    description="Calculate the resistance of a wire using resistivity, length, and "
+    "cross-sectional area.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "length": {"type": "integer", "description": "The length of the wire in meters."},
+            "area": {
+                "type": "number",
+                "description": "The cross-sectional area of the wire in square meters.",
+            },
+            "resistivity": {
+                "type": "string",
+                "description": "Resistivity of the material (Default: 'copper'). Allowed "
+                "values: 'copper', 'aluminum'",
+            },
+        },
+        "required": ["length", "area"],
+    },
+)
+RETURN_ON_INVESTMENT = integers_tool(  # BFCL parallel_16
+    "calculate_return_on_investment",
+    "Calculate the return on investment given an initial investment and a gain or loss.",
+    initial_investment="The initial amount of money invested.",
+    gain_loss="The amount gained or lost. If lose, provide as negative value.",
+)
+
+
+def test_a_call_on_trial_is_kept_only_for_a_value_no_call_has_used(
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # After the copper call the model gives another about 2e-05, with no number or quoted
+    # string left unused to lift it: the reply ends there but for the trial, where it writes
+    # the aluminum call, and again the copper one (dropped: nothing new).
+    wire = request(
+        Message.user(
+            "Calculate the resistance of a wire with a length of 5m and cross sectional area "
+            "0.01m² with resistivity of copper and aluminum"
+        ),
+        tools=(CALCULATE_RESISTANCE,),
+        max_output_tokens=200,
+    )
+    both = [
+        ("calculate_resistance", {"length": 5, "area": 0.01, "resistivity": metal})
+        for metal in ("copper", "aluminum")
+    ]
+    assert calls_of(collect(qwen, wire)) == both
+    # After the two calls asked for, the third it writes on trial invests the $1000 of the
+    # second's loss, and has a gain nobody named: nothing the request gives that is new.
+    investments = request(
+        Message.user(
+            "Calculate return on investment for an initial investment of $2000 with a gain of "
+            "$500. Do the same calculation for an initial investment of $5000 with a loss of "
+            "$1000."
+        ),
+        tools=(RETURN_ON_INVESTMENT,),
+        max_output_tokens=200,
+    )
+    assert calls_of(collect(qwen, investments)) == [
+        ("calculate_return_on_investment", {"initial_investment": 2000, "gain_loss": 500}),
+        ("calculate_return_on_investment", {"initial_investment": 5000, "gain_loss": -1000}),
+    ]
+    monkeypatch.setattr(local_model, "CALLS_ON_TRIAL", False)
+    assert calls_of(collect(qwen, wire)) == both[:1]
 
 
 SEARCH_LAWYER = ToolDefinition(  # BFCL irrelevance_92

@@ -5,6 +5,13 @@ often make the first call and stop, sure they are done: after the first call the
 give another is a few in ten thousand, as low as on requests that need one call. The request says
 more: its numbers and quoted strings that no call has used yet are evidence that a call is
 missing. The go-on check after each call weighs that count (see `_engine.GoOn`).
+
+Where the check still ends the reply, the model writes one more call on trial, kept only if it
+uses a value of the request (a number, or a string the request holds in whole words) that no
+earlier call has used: "copper and aluminum" gets its aluminum call though the model gave it a
+probability of 2e-05; a third call for "$2000 ... $5000" that invents $1000 (the $1000 of the
+second's loss) is dropped, as is the first call written again, or one whose new values are all
+made up.
 """
 
 from __future__ import annotations
@@ -31,6 +38,8 @@ class RequestValues:
     also hold as a fraction)."""
     strings: frozenset[str]
     """Quoted strings, folded to lower case; a tool's name quoted in the request is left out."""
+    text: str
+    """The request, folded to lower case."""
 
     @classmethod
     def of(cls, request: str, tool_names: Iterable[str] = ()) -> RequestValues:
@@ -44,7 +53,7 @@ class RequestValues:
             for _, text in _QUOTED.findall(request)
             if _name_key(text) not in names and text.strip()
         }
-        return cls(frozenset(numbers), frozenset(strings))
+        return cls(frozenset(numbers), frozenset(strings), request.lower())
 
     def unused(self, calls: Iterable[Mapping[str, Any]]) -> int:
         """How many of the values no call's arguments hold (a number may be held as that
@@ -67,6 +76,33 @@ class RequestValues:
         for string in self.strings:
             count += not any(string in text or (text and text in string) for text in texts)
         return count
+
+    def adds(self, call: Mapping[str, Any], before: Iterable[Mapping[str, Any]]) -> bool:
+        """Whether the arguments of `call` hold a value the request gives (one of its numbers,
+        or a string it holds in whole words) that none of the calls `before` holds."""
+        held = {_folded(value) for arguments in before for value in _leaves(arguments)}
+        return any(self._gives(value) and _folded(value) not in held for value in _leaves(call))
+
+    def _gives(self, value: Any) -> bool:
+        if isinstance(value, bool):
+            return False
+        if isinstance(value, int | float):
+            return any(
+                value == number or (percentage and value == number / 100)
+                for _, number, percentage in self.numbers
+            )
+        if isinstance(value, str) and len(value.strip()) > 1:
+            words = re.escape(value.strip().lower())
+            return re.search(rf"(?<!\w){words}(?!\w)", self.text) is not None
+        return False
+
+
+def _folded(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.strip().lower()
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return abs(float(value))  # "a loss of $1000" is held as -1000
+    return repr(value)
 
 
 def _leaves(value: Any) -> Iterator[Any]:

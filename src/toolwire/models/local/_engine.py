@@ -75,6 +75,10 @@ class GoOn:
     tokens: tuple[int, ...]
     threshold: float
     evidence: Callable[[str], float] | None = None
+    trial: Callable[[str, str], bool] | None = None
+    """With it, output the check would end goes on on trial: what it writes up to the next
+    `after` (or the end of the reply) is held back and kept only if `trial(output before it,
+    it)` says so; if not, the output ends where the trial began."""
 
     def goes_on(self, probability: float, output: str) -> bool:
         lift = self.evidence(output) if self.evidence is not None else 0.0
@@ -387,12 +391,22 @@ class Engine:
         # The last sampler (the gated one, if any) serves until the reply has begun in earnest.
         sampler = samplers[-1]
         go_on, recent = request.go_on, ""
+        on_trial: int | None = None  # where the output held back on trial begins
         while produced < limit:
             if go_on is not None and recent.endswith(go_on.after):
                 recent = ""
-                if not go_on.goes_on(self._probability(go_on.tokens), "".join(pieces)):
-                    finish = "stop"
-                    break
+                output = "".join(pieces)
+                if on_trial is not None:
+                    if not _kept(go_on, output, on_trial):
+                        pieces, on_trial, finish = [output[:on_trial]], None, "stop"
+                        break
+                    emit(output[on_trial:])
+                    on_trial = None
+                if not go_on.goes_on(self._probability(go_on.tokens), output):
+                    if go_on.trial is None:
+                        finish = "stop"
+                        break
+                    on_trial = len(output)
             token = sampler.sample(context, -1) if opening is None else opening
             opening = None
             if self._ends_reply(token):
@@ -402,7 +416,8 @@ class Engine:
             text, hit = stops.feed(decoder.decode(to_piece(token)))
             if text:
                 pieces.append(text)
-                emit(text)
+                if on_trial is None:
+                    emit(text)
                 if go_on is not None:
                     recent = (recent + text)[-len(go_on.after) :]
                 if not text.isspace():
@@ -419,7 +434,16 @@ class Engine:
             tail = stops.flush(decoder.decode(b"", final=True))
             if tail:
                 pieces.append(tail)
-                emit(tail)
+                if on_trial is None:
+                    emit(tail)
+        if on_trial is not None:
+            output = "".join(pieces)
+            # Cut off by the limit or the caller, what is on trial is unfinished: never kept.
+            if finish == "stop" and go_on is not None and _kept(go_on, output, on_trial):
+                emit(output[on_trial:])
+            else:
+                pieces = [output[:on_trial]]
+                finish = "stop" if finish == "length" else finish
         return Generation(
             text="".join(pieces),
             prompt_tokens=prompt_tokens,
@@ -455,6 +479,10 @@ class Engine:
             banned=banned,
             value_tokens=self._value_tokens(),
         )
+
+
+def _kept(go_on: GoOn, output: str, on_trial: int) -> bool:
+    return go_on.trial is not None and go_on.trial(output[:on_trial], output[on_trial:])
 
 
 def _interrupted(prompt_tokens: int) -> Generation:

@@ -6,14 +6,19 @@ a football club's schedule. A string that has nothing in common with the convers
 model's guess, and the tool's own default is the better one, so such an argument is left out of
 the call. A value counts as given when the conversation holds it whole, or any word of it of
 four characters or more: "Asia/Tokyo" for "the time in Tokyo" is the model's knowledge put to
-use, not a guess. Only strings are judged: a number or a flag may be implied ("three days", "with
-details") where a name or a place is not.
+use, not a guess. A flag may be implied ("with details") where a name or a place is not, and so
+may a number written in words ("three days"): an optional number is judged only when the
+conversation writes none in words, and is made up when none of its numbers is that value (or
+the percentage it is a fraction of): the year 2023 for "the population of pandas in China",
+`"min_humidity": 50` for a humidity forecast.
 
 Replayed over Qwen2.5-Coder-0.5B's raw calls on BFCL (`bench/local_grounding.py`), it makes 13
 simple items right and one wrong (`"24h"` for "24-hour format"), and 5 multiple items right (on
-toolwire's calls before it: 13, 1 and 4). Leaving out numbers too made five right calls wrong
-("3" for "three days"); requiring the whole value rather than one telling word of it changed no
-item there, but would drop "Asia/Tokyo" for Tokyo.
+toolwire's calls before it: 13, 1 and 4). Leaving out numbers whatever the words made five right
+calls wrong ("3" for "three days"); judged only without number words, they make 2 simple and 1
+multiple items right and none wrong (and 2 parallel ones of toolwire's). Requiring the whole
+value rather than one telling word of it changed no item there, but would drop "Asia/Tokyo" for
+Tokyo.
 
 Options (the strings of an `enum`) are judged more loosely, being short labels the model
 inflects: an option is mentioned when the conversation holds it whole, or a word of four
@@ -46,6 +51,14 @@ __all__ = ["Grounding"]
 _SEPARATORS = re.compile(r"[\W_]+")
 _TELLING_WORD = 4
 """Characters a word needs to show on its own that a value came from the conversation."""
+_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+_NUMBER_WORDS = re.compile(
+    r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|"
+    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|"
+    r"couple|pair|half|twice|double|triple|single|first|second|third|fourth|fifth|sixth|"
+    r"seventh|eighth|ninth|tenth)s?\b"
+)
+"""Words that may stand for a number: where a conversation has any, numbers are not judged."""
 _STEM = 5
 """Letters two words must begin with alike for one to mention the other (an option's plural,
 say)."""
@@ -63,6 +76,9 @@ class Grounding:
     """The first `_STEM` letters of its words of `_TELLING_WORD` letters or more."""
     guessable: Mapping[str, _Guessable]
     """By tool name: its parameters open to made-up values."""
+    numbers: frozenset[float] | None = None
+    """The numbers it writes in digits, and each as a fraction of a hundred; None when it may
+    write numbers in words too (numbers are not judged then)."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -71,13 +87,19 @@ class Grounding:
             texts.append(message.text)
             texts.extend(result.content for result in message.tool_results)
             texts.extend(call.raw_arguments for call in message.tool_calls)
-        said = _folded(" ".join(texts))
+        text = " ".join(texts)
+        said = _folded(text)
         words = frozenset(said.split())
+        numbers = None
+        if not _NUMBER_WORDS.search(text.casefold()):
+            written = [float(found.replace(",", "")) for found in _NUMBER.findall(text)]
+            numbers = frozenset([*written, *(number / 100 for number in written)])
         return cls(
             said,
             words,
             frozenset(word[:_STEM] for word in words if len(word) >= _TELLING_WORD),
             {tool.name: _guessable(tool) for tool in tools},
+            numbers,
         )
 
     def arguments(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -90,6 +112,8 @@ class Grounding:
                 (name in parameters.free_text and not self.gave(value))
                 or (name in parameters.options and not self.mentions(value))
             ):
+                continue
+            if name in parameters.numbers and self._made_up_number(value):
                 continue
             option_list = parameters.option_lists.get(name)
             if option_list is not None and option_list.holds_every_option(value):
@@ -106,6 +130,11 @@ class Grounding:
         folded = _folded(value)
         telling = {word for word in folded.split() if len(word) >= _TELLING_WORD}
         return folded in self.said or bool(telling & self.words)
+
+    def _made_up_number(self, value: Any) -> bool:
+        if self.numbers is None or isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        return abs(value) not in self.numbers
 
     def mentions(self, option: str) -> bool:
         """Whether the conversation holds `option` whole, or a word like a telling word of it."""
@@ -139,6 +168,8 @@ class _Guessable:
     """Optional, taking one of an `enum`'s strings."""
     option_lists: Mapping[str, _OptionList] = field(default_factory=dict)
     """Taking a list of an `enum`'s strings, required or not."""
+    numbers: frozenset[str] = frozenset()
+    """Optional, taking a number."""
 
 
 _NOTHING_GUESSABLE = _Guessable()
@@ -152,17 +183,21 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
     free_text: set[str] = set()
     options: set[str] = set()
     option_lists: dict[str, _OptionList] = {}
+    numbers: set[str] = set()
     for name, schema in properties.items():
         if not isinstance(schema, Mapping):
             continue
         optional = name not in required
         items = schema.get("items")
         listed = items.get("enum") if isinstance(items, Mapping) else None
-        if optional and schema.get("type", "string") == "string" and "const" not in schema:
+        kind = schema.get("type", "string")
+        if optional and kind == "string" and "const" not in schema:
             (options if "enum" in schema else free_text).add(name)
+        elif optional and kind in ("integer", "number") and "enum" not in schema:
+            numbers.add(name)
         elif isinstance(listed, list) and listed and all(isinstance(o, str) for o in listed):
             option_lists[name] = _OptionList(frozenset(listed), not optional)
-    return _Guessable(frozenset(free_text), frozenset(options), option_lists)
+    return _Guessable(frozenset(free_text), frozenset(options), option_lists, frozenset(numbers))
 
 
 def _folded(text: str) -> str:

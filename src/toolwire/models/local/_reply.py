@@ -11,8 +11,9 @@ A `Plan` says how the reply is generated, from the tool choice and strictness:
 Under the grammar, calls are passed on only once written out whole, so that a call the reply
 has already made, or (with `decide`) one the conversation already has the result of, can be
 dropped before anyone sees it: small models otherwise repeat a call until the token limit, or
-call again for a result they already hold. A `decide` reply left with no new call is written
-again as text.
+call again for a result they already hold. A call the model writes only on trial (see
+`_coverage`) reaches the reply only if the trial keeps it. A `decide` reply left with no new
+call is written again as text.
 """
 
 from __future__ import annotations
@@ -72,6 +73,9 @@ class Steering:
     unused_values_counted: int = 0
     """Log-odds added to the go-on check per value of the request no call has used yet, for at
     most this many values (see `_coverage`)."""
+    calls_on_trial: bool = False
+    """Where the go-on check ends the reply, write one more call all the same, kept only if it
+    uses a value of the request no earlier call has used (see `_coverage`)."""
 
 
 class Reply:
@@ -153,6 +157,7 @@ class Reply:
                 steering.call_openers,
                 steering.another_call_threshold,
                 self._unused_values_evidence(),
+                self._new_value_trial(),
             ),
         )
         run = start(self.engine, request)
@@ -227,6 +232,22 @@ class Reply:
             return steering.unused_value_weight * unused
 
         return evidence
+
+    def _new_value_trial(self) -> Callable[[str, str], bool] | None:
+        """A call the model was unlikely to go on to is kept only if it uses a value of the
+        request that no earlier call has used (see `RequestValues.adds`)."""
+        values = self.request_values
+        if values is None or not self.steering.calls_on_trial:
+            return None
+        written_calls = self.call_format.written_calls
+
+        def uses_a_new_value(before: str, attempt: str) -> bool:
+            earlier = [call.get("arguments") or {} for call in written_calls(before)]
+            return any(
+                values.adds(call.get("arguments") or {}, earlier) for call in written_calls(attempt)
+            )
+
+        return uses_a_new_value
 
     def _no_call(self) -> GenerationRequest:
         """The reply written as text instead of a call the model insists on: from the answer
