@@ -118,6 +118,40 @@ def test_a_made_up_optional_number_is_left_out_unless_numbers_may_be_in_words() 
     }
 
 
+LOAN = ToolDefinition(
+    name="loan_payment",
+    description="The monthly payment of a loan.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "principal": {"type": "number"},
+            "rate": {"type": "number", "description": "The annual interest rate."},
+            "fee": {"type": "number", "description": "The fee, in percent of the principal."},
+            "years": {"type": "integer"},
+        },
+        "required": ["principal", "rate", "fee", "years"],
+    },
+)
+
+
+def test_a_percentage_passed_whole_becomes_the_fraction_unless_percent_is_asked_for() -> None:
+    grounding = Grounding.of(
+        [Message.user("Monthly payment on $5000 at 5% for 10 years, with a 2 percent fee?")],
+        [LOAN],
+    )
+    passed = {"principal": 5000, "rate": 5, "fee": 2, "years": 10}
+    assert grounding.arguments("loan_payment", passed) == {**passed, "rate": 0.05}
+    # Already a fraction, or a number that is not one of the percentages, stays as it is.
+    for rate in (0.05, 6, 0.5):
+        assert grounding.arguments("loan_payment", {"rate": rate}) == {"rate": rate}
+    # A percentage that is also written as a plain number may be either.
+    twice = Grounding.of([Message.user("Payment on $5 at 5% for 5 years?")], [LOAN])
+    assert twice.arguments("loan_payment", {"principal": 5, "rate": 5}) == {
+        "principal": 5,
+        "rate": 5,
+    }
+
+
 AMENITIES = ["Patio", "Wi-Fi", "Happy Hour", "Wheelchair Accessible"]
 RESTAURANT = ToolDefinition(  # BFCL simple_python_363
     name="find_restaurant",

@@ -34,6 +34,12 @@ list is left out. Replayed over toolwire's own calls on BFCL, the two make 5 sim
 and 2 parallel-multiple items right and 1 multiple item wrong (the request's "vegetarian" is not
 the option "vegan"); judged by whole words, as free text is, four more right calls would have
 gone wrong ("children", "ratings", "month", "details").
+
+A percentage the conversation writes ("5%", "7 percent") that a call passes as the whole number
+to a `number` parameter becomes the fraction, unless the parameter's description says it takes a
+percentage: "the annual interest rate" is 0.05 to a program, as most BFCL tools expect (71 of
+the 95 expected values that are a request's percentage, the rest of them mostly described as "in
+percentage"). Replayed, it makes 4 of the raw model's simple items right and none wrong.
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ _NUMBER_WORDS = re.compile(
     r"seventh|eighth|ninth|tenth)s?\b"
 )
 """Words that may stand for a number: where a conversation has any, numbers are not judged."""
+_PERCENTAGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|percent\b)")
 _STEM = 5
 """Letters two words must begin with alike for one to mention the other (an option's plural,
 say)."""
@@ -79,6 +86,9 @@ class Grounding:
     numbers: frozenset[float] | None = None
     """The numbers it writes in digits, and each as a fraction of a hundred; None when it may
     write numbers in words too (numbers are not judged then)."""
+    percentages: frozenset[float] = frozenset()
+    """The percentages it writes, as numbers of a hundred, but those it also writes as plain
+    numbers ("$5 at 5%")."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -100,6 +110,7 @@ class Grounding:
             frozenset(word[:_STEM] for word in words if len(word) >= _TELLING_WORD),
             {tool.name: _guessable(tool) for tool in tools},
             numbers,
+            _percentages(text),
         )
 
     def arguments(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -115,6 +126,8 @@ class Grounding:
                 continue
             if name in parameters.numbers and self._made_up_number(value):
                 continue
+            if name in parameters.fractions and self._percentage(value):
+                value /= 100
             option_list = parameters.option_lists.get(name)
             if option_list is not None and option_list.holds_every_option(value):
                 mentioned = [option for option in value if self.mentions(option)]
@@ -130,6 +143,14 @@ class Grounding:
         folded = _folded(value)
         telling = {word for word in folded.split() if len(word) >= _TELLING_WORD}
         return folded in self.said or bool(telling & self.words)
+
+    def _percentage(self, value: Any) -> bool:
+        return (
+            isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and value > 1
+            and value in self.percentages
+        )
 
     def _made_up_number(self, value: Any) -> bool:
         if self.numbers is None or isinstance(value, bool) or not isinstance(value, int | float):
@@ -170,6 +191,8 @@ class _Guessable:
     """Taking a list of an `enum`'s strings, required or not."""
     numbers: frozenset[str] = frozenset()
     """Optional, taking a number."""
+    fractions: frozenset[str] = frozenset()
+    """Taking a `number` not described as a percentage, required or not."""
 
 
 _NOTHING_GUESSABLE = _Guessable()
@@ -184,6 +207,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
     options: set[str] = set()
     option_lists: dict[str, _OptionList] = {}
     numbers: set[str] = set()
+    fractions: set[str] = set()
     for name, schema in properties.items():
         if not isinstance(schema, Mapping):
             continue
@@ -191,13 +215,26 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         items = schema.get("items")
         listed = items.get("enum") if isinstance(items, Mapping) else None
         kind = schema.get("type", "string")
+        if kind == "number" and "percent" not in str(schema.get("description", "")).lower():
+            fractions.add(name)
         if optional and kind == "string" and "const" not in schema:
             (options if "enum" in schema else free_text).add(name)
         elif optional and kind in ("integer", "number") and "enum" not in schema:
             numbers.add(name)
         elif isinstance(listed, list) and listed and all(isinstance(o, str) for o in listed):
             option_lists[name] = _OptionList(frozenset(listed), not optional)
-    return _Guessable(frozenset(free_text), frozenset(options), option_lists, frozenset(numbers))
+    return _Guessable(
+        frozenset(free_text),
+        frozenset(options),
+        option_lists,
+        frozenset(numbers),
+        frozenset(fractions),
+    )
+
+
+def _percentages(text: str) -> frozenset[float]:
+    plain = {found.replace(",", "") for found in _NUMBER.findall(_PERCENTAGE.sub(" ", text))}
+    return frozenset(float(found) for found in _PERCENTAGE.findall(text) if found not in plain)
 
 
 def _folded(text: str) -> str:

@@ -26,7 +26,8 @@ In both, a reply goes on to another call only if the model would (`ANOTHER_CALL_
 if a call it writes on trial uses a value of the request no call has used (`CALLS_ON_TRIAL`); it
 stops at a call it has already made (small models repeat one until the token limit), and with
 `drop_guessed_arguments` (the default) a call loses the optional arguments whose values the
-conversation never gave, so the tool's defaults apply (`_grounding`).
+conversation never gave, so the tool's defaults apply, and passes a percentage of the request
+("5%") to a `number` parameter as the fraction (`_grounding`).
 - `none`: the tools stay in the prompt (so the cache still matches) but the family's call marker
   cannot be sampled and nothing is read as a call.
 """
