@@ -73,7 +73,7 @@ say)."""
 
 @dataclass(frozen=True, slots=True)
 class Grounding:
-    """What a conversation says, and which parameters of its tools are open to made-up values."""
+    """What a conversation says, and which parameters of its tools grounding judges."""
 
     said: str
     """The conversation's text, folded (see `_folded`)."""
@@ -82,7 +82,7 @@ class Grounding:
     stems: frozenset[str]
     """The first `_STEM` letters of its words of `_TELLING_WORD` letters or more."""
     guessable: Mapping[str, _Guessable]
-    """By tool name: its parameters open to made-up values."""
+    """By tool name: the parameters it judges."""
     numbers: frozenset[float] | None = None
     """The numbers it writes in digits, and each as a fraction of a hundred; None when it may
     write numbers in words too (numbers are not judged then)."""
@@ -114,8 +114,9 @@ class Grounding:
         )
 
     def arguments(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """`arguments` without the optional ones the conversation never gave, and with each
-        list holding every option cut down to the options it mentions."""
+        """`arguments` without the optional ones the conversation never gave, with each list
+        holding every option cut down to the options it mentions, and each percentage passed
+        whole to a `number` parameter as its fraction."""
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
         grounded: dict[str, Any] = {}
         for name, value in arguments.items():
@@ -181,7 +182,7 @@ class _OptionList:
 
 @dataclass(frozen=True, slots=True)
 class _Guessable:
-    """A tool's parameters open to made-up values."""
+    """A tool's parameters open to made-up values, and those that take fractions."""
 
     free_text: frozenset[str] = frozenset()
     """Optional, taking free text."""
