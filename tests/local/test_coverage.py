@@ -86,3 +86,24 @@ def test_the_values_come_from_the_users_last_request_only() -> None:
     )
     # After tool results the model may call on what they say: the request's values are no guide.
     assert _request_values(ModelRequest(messages=answered, tools=(gcd,))) is None
+
+
+def test_a_call_adds_a_value_the_request_lists_with_one_already_used() -> None:
+    values = RequestValues.of(
+        "The resistance of a 5m wire of copper and aluminum, and the weight on Mars of "
+        "70 kg on Earth; the GCD of (45, 60) and (81, 27)."
+    )
+    copper = {"length": 5, "metal": "copper"}
+    assert values.adds({"length": 5, "metal": "aluminum"}, [copper])
+    assert values.adds({"a": 81, "b": 27}, [{"a": 45, "b": 60}])
+    # Nothing new, a value the request does not give, or one it gives but does not list with
+    # the values used ("Earth" beside "Mars"): no.
+    assert not values.adds(copper, [copper])
+    assert not values.adds({"length": 5, "metal": "silver"}, [copper])
+    assert not values.adds({"planet": "Earth", "kg": 70}, [{"planet": "Mars", "kg": 70}])
+    assert not values.adds({"a": 60, "b": 45}, [{"a": 45, "b": 60}])
+    # A number is found as written, not inside another ("5" is not in "5.5"), and a negative
+    # one holds its magnitude: a gain of 1000 after a loss of 1000 adds nothing.
+    assert not RequestValues.of("5.5 and 6").adds({"x": 5}, [{"x": 6}])
+    losses = RequestValues.of("a gain of $500, and a loss of $1000")
+    assert not losses.adds({"gain": 1000}, [{"gain": 500}, {"gain": -1000}])

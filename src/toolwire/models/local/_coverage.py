@@ -7,11 +7,11 @@ more: its numbers and quoted strings that no call has used yet are evidence that
 missing. The go-on check after each call weighs that count (see `_engine.GoOn`).
 
 Where the check still ends the reply, the model writes one more call on trial, kept only if it
-uses a value of the request (a number, or a string the request holds in whole words) that no
-earlier call has used: "copper and aluminum" gets its aluminum call though the model gave it a
-probability of 2e-05; a third call for "$2000 ... $5000" that invents $1000 (the $1000 of the
-second's loss) is dropped, as is the first call written again, or one whose new values are all
-made up.
+uses a value of the request that no earlier call has used, and that the request lists with one
+an earlier call has ("copper and aluminum", "gold, silver"): the aluminum call goes in though
+the model gave it a probability of 2e-05. The first call written again is dropped, as is a
+call whose new values are made up, or which the request mentions in passing: "Earth" for the
+weight "on Mars if my weight on Earth is 70 kg", a chess championship for the route to one.
 """
 
 from __future__ import annotations
@@ -26,6 +26,10 @@ __all__ = ["RequestValues"]
 _NUMBER = re.compile(r"(?<![\w.^])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d^]|\.\d)(%?)")
 """A number: not the end of a name (`x2`, `v1`) or an exponent (`x^2`); with thousands
 separators, a percent sign, or a unit written on to it (`5cm`)."""
+_LISTING = re.compile(r",|&|\b(?:and|or|plus|vs|versus)\b")
+"""What lists values: "copper and aluminum", "gold, silver", "Seattle or Portland"."""
+_LISTED_WITHIN = 6
+"""Words that may stand between two listed values ("solar energy for 12 months and wind")."""
 _QUOTED = re.compile(r"(?<!\w)(['\"])([^'\"\n]{2,80})\1(?!\w)")
 
 
@@ -78,23 +82,42 @@ class RequestValues:
         return count
 
     def adds(self, call: Mapping[str, Any], before: Iterable[Mapping[str, Any]]) -> bool:
-        """Whether the arguments of `call` hold a value the request gives (one of its numbers,
-        or a string it holds in whole words) that none of the calls `before` holds."""
-        held = {_folded(value) for arguments in before for value in _leaves(arguments)}
-        return any(self._gives(value) and _folded(value) not in held for value in _leaves(call))
-
-    def _gives(self, value: Any) -> bool:
-        if isinstance(value, bool):
-            return False
-        if isinstance(value, int | float):
-            return any(
-                value == number or (percentage and value == number / 100)
-                for _, number, percentage in self.numbers
+        """Whether the arguments of `call` hold a value of the request that none of the calls
+        `before` holds, and that the request lists with one they do hold ("copper and
+        aluminum", "New York, Los Angeles", "(45, 60) and (81, 27)")."""
+        held = [value for arguments in before for value in _leaves(arguments)]
+        held_keys = {_folded(value) for value in held}
+        held_spans = [span for value in held for span in self._spans(value)]
+        return any(
+            _folded(value) not in held_keys
+            and any(
+                self._listed(span, other) for span in self._spans(value) for other in held_spans
             )
-        if isinstance(value, str) and len(value.strip()) > 1:
-            words = re.escape(value.strip().lower())
-            return re.search(rf"(?<!\w){words}(?!\w)", self.text) is not None
-        return False
+            for value in _leaves(call)
+        )
+
+    def _spans(self, value: Any) -> list[tuple[int, int]]:
+        """Where the request writes `value`: a number as any of its numbers equal to it (or the
+        percentage it is a fraction of), a string as whole words."""
+        if isinstance(value, bool):
+            return []
+        if isinstance(value, int | float):
+            patterns = [
+                rf"(?<![\d.]){re.escape(written)}(?!\.?\d)"  # "5m" holds 5; "5.5" does not
+                for written, number, percentage in self.numbers
+                if abs(value) == number or (percentage and value == number / 100)
+            ]
+        elif isinstance(value, str) and len(value.strip()) > 1:
+            patterns = [rf"(?<!\w){re.escape(value.strip().lower())}(?!\w)"]
+        else:
+            return []
+        return [found.span() for pattern in patterns for found in re.finditer(pattern, self.text)]
+
+    def _listed(self, one: tuple[int, int], other: tuple[int, int]) -> bool:
+        between = (
+            self.text[other[1] : one[0]] if other[1] <= one[0] else self.text[one[1] : other[0]]
+        )
+        return len(between.split()) <= _LISTED_WITHIN and bool(_LISTING.search(between))
 
 
 def _folded(value: Any) -> Any:
