@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from typing import cast
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -10,9 +12,10 @@ from hypothesis import strategies as st
 from toolwire.messages import Message, ToolCall, ToolResult
 from toolwire.models import ModelRequest
 from toolwire.models.local._coverage import RequestValues
-from toolwire.models.local._engine import GoOn
+from toolwire.models.local._engine import Engine, GenerationRequest, GoOn
 from toolwire.models.local._formats import HERMES
 from toolwire.models.local._model import _request_values
+from toolwire.models.local._reply import Plan, Reply, Steering
 from toolwire.tools import ToolDefinition
 
 
@@ -107,3 +110,40 @@ def test_a_call_adds_a_value_the_request_lists_with_one_already_used() -> None:
     assert not RequestValues.of("5.5 and 6").adds({"x": 5}, [{"x": 6}])
     losses = RequestValues.of("a gain of $500, and a loss of $1000")
     assert not losses.adds({"gain": 1000}, [{"gain": 500}, {"gain": -1000}])
+
+
+def test_a_call_on_trial_must_ask_an_earlier_tool_again_for_a_listed_value() -> None:
+    values = RequestValues.of("The route from London to Edinburgh and to York, for a chess match")
+    steering = Steering(
+        call_openers=(), call_threshold=None, answer_openers_banned=(), prose_only=(),
+        another_call_threshold=0.001, calls_on_trial=True,
+    )  # fmt: skip
+    reply = Reply(
+        cast(Engine, None),
+        HERMES,
+        Plan("forced"),
+        GenerationRequest(tokens=[1], max_tokens=1),
+        None,
+        steering,
+        request_values=values,
+    )
+    trial = reply._new_value_trial()
+    assert trial is not None
+    before = HERMES.write("route", {"start": "London", "end": "Edinburgh"}, first=True)
+
+    def attempt(name: str, arguments: dict[str, str]) -> str:
+        return HERMES.write(name, arguments, first=True)
+
+    assert trial(before + "\n", attempt("route", {"start": "London", "end": "York"}))
+    assert not trial(before + "\n", attempt("route", {"start": "London", "end": "Leeds"}))
+    assert not trial(before + "\n", attempt("chess_club", {"city": "York"}))  # another tool
+    off = Reply(
+        cast(Engine, None),
+        HERMES,
+        Plan("forced"),
+        GenerationRequest(tokens=[1], max_tokens=1),
+        None,
+        dataclasses.replace(steering, calls_on_trial=False),
+        request_values=values,
+    )
+    assert off._new_value_trial() is None

@@ -234,17 +234,21 @@ class Reply:
         return evidence
 
     def _new_value_trial(self) -> Callable[[str, str], bool] | None:
-        """A call the model was unlikely to go on to is kept only if it uses a value of the
-        request that no earlier call has used (see `RequestValues.adds`)."""
+        """A call the model was unlikely to go on to is kept only if it calls a tool an earlier
+        call has, with a value of the request no earlier call has used (see
+        `RequestValues.adds`): the request asked for the same thing again, for another value."""
         values = self.request_values
         if values is None or not self.steering.calls_on_trial:
             return None
         written_calls = self.call_format.written_calls
 
         def uses_a_new_value(before: str, attempt: str) -> bool:
-            earlier = [call.get("arguments") or {} for call in written_calls(before)]
+            earlier = written_calls(before)
+            tools = {call.get("name") for call in earlier}
+            arguments = [call.get("arguments") or {} for call in earlier]
             return any(
-                values.adds(call.get("arguments") or {}, earlier) for call in written_calls(attempt)
+                call.get("name") in tools and values.adds(call.get("arguments") or {}, arguments)
+                for call in written_calls(attempt)
             )
 
         return uses_a_new_value
