@@ -75,7 +75,8 @@ class Steering:
     most this many values (see `_coverage`)."""
     calls_on_trial: bool = False
     """Where the go-on check ends the reply, write one more call all the same, kept only if it
-    uses a value of the request no earlier call has used (see `_coverage`)."""
+    asks a tool an earlier call asked for a value of the request no call has used yet (see
+    `_reply.Reply._new_value_trial`)."""
 
 
 class Reply:
