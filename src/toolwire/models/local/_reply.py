@@ -76,7 +76,7 @@ class Steering:
     calls_on_trial: bool = False
     """Where the go-on check ends the reply, write one more call all the same, kept only if it
     asks a tool an earlier call asked for a value of the request no call has used yet (see
-    `_reply.Reply._new_value_trial`)."""
+    `Reply._new_value_trial`)."""
 
 
 class Reply:
