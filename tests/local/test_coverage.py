@@ -118,16 +118,13 @@ def test_a_call_on_trial_must_ask_an_earlier_tool_again_for_a_listed_value() -> 
         call_openers=(), call_threshold=None, answer_openers_banned=(), prose_only=(),
         another_call_threshold=0.001, calls_on_trial=True,
     )  # fmt: skip
-    reply = Reply(
-        cast(Engine, None),
-        HERMES,
-        Plan("forced"),
-        GenerationRequest(tokens=[1], max_tokens=1),
-        None,
-        steering,
-        request_values=values,
-    )
-    trial = reply._new_value_trial()
+
+    def reply(steering: Steering) -> Reply:
+        request = GenerationRequest(tokens=[1], max_tokens=1)
+        return Reply(cast(Engine, None), HERMES, Plan("forced"), request, None, steering,
+                     request_values=values)  # fmt: skip
+
+    trial = reply(steering)._new_value_trial()
     assert trial is not None
     before = HERMES.write("route", {"start": "London", "end": "Edinburgh"}, first=True)
 
@@ -137,13 +134,5 @@ def test_a_call_on_trial_must_ask_an_earlier_tool_again_for_a_listed_value() -> 
     assert trial(before + "\n", attempt("route", {"start": "London", "end": "York"}))
     assert not trial(before + "\n", attempt("route", {"start": "London", "end": "Leeds"}))
     assert not trial(before + "\n", attempt("chess_club", {"city": "York"}))  # another tool
-    off = Reply(
-        cast(Engine, None),
-        HERMES,
-        Plan("forced"),
-        GenerationRequest(tokens=[1], max_tokens=1),
-        None,
-        dataclasses.replace(steering, calls_on_trial=False),
-        request_values=values,
-    )
+    off = reply(dataclasses.replace(steering, calls_on_trial=False))
     assert off._new_value_trial() is None
