@@ -24,7 +24,11 @@ SCHEDULE = ToolDefinition(
             "league": {"type": "string"},
             "location": {"type": "string", "description": "A city, default all."},
             "venue": {"type": "string", "enum": ["home", "away"]},
-            "detailed": {"type": "boolean"},
+            "detailed": {
+                "type": "boolean",
+                "description": "Add the kick-off times and TV channels",
+            },
+            "include_cups": {"type": "boolean", "default": True},
             "opponents": {"type": "array", "items": {"type": "string"}},
         },
         "required": ["team"],
@@ -40,14 +44,32 @@ def test_a_made_up_optional_string_is_left_out_and_everything_else_stays() -> No
         "games": 6,
         "location": "London",  # made up
         "venue": "home",  # an option nobody mentioned
-        "detailed": True,  # a flag or a number may be implied by words
+        "detailed": True,  # a flag nobody asked to turn on
+        "include_cups": True,  # a flag left as it is by default
         "opponents": ["Arsenal"],
     }
     assert grounding.arguments("team_schedule", made) == {
-        key: value for key, value in made.items() if key not in {"location", "venue"}
+        key: value for key, value in made.items() if key not in {"location", "venue", "detailed"}
     }
     at_home = Grounding.of([Message.user("Manchester United's next home games")], [SCHEDULE])
     assert at_home.arguments("team_schedule", {"venue": "home"}) == {"venue": "home"}
+
+
+def test_a_flag_turned_from_its_default_stays_when_the_conversation_asks_for_it() -> None:
+    def flags(request: str) -> dict[str, Any]:
+        made = {"team": "Chelsea", "detailed": True, "include_cups": False}
+        grounding = Grounding.of([Message.user(request)], [SCHEDULE])
+        return {k: v for k, v in grounding.arguments("team_schedule", made).items() if k != "team"}
+
+    assert flags("Chelsea's next games") == {}
+    # A word of its name, or two of what its description says it does.
+    assert flags("Chelsea's next games in detail, without the cups") == {
+        "detailed": True, "include_cups": False,
+    }  # fmt: skip
+    assert flags("When do Chelsea's next games kick off, and on which channels?") == {
+        "detailed": True
+    }
+    assert flags("Chelsea's next games on TV") == {}
 
 
 def test_a_value_the_conversation_gave_stays_however_it_is_written() -> None:
