@@ -112,8 +112,24 @@ def test_a_call_adds_a_value_the_request_lists_with_one_already_used() -> None:
     assert not losses.adds({"gain": 1000}, [{"gain": 500}, {"gain": -1000}])
 
 
-def test_a_call_on_trial_must_ask_an_earlier_tool_again_for_a_listed_value() -> None:
-    values = RequestValues.of("The route from London to Edinburgh and to York, for a chess match")
+def test_a_call_extends_the_calls_before_with_values_the_request_writes() -> None:
+    # BFCL parallel_multiple_18 and _90: the second call is to another tool.
+    values = RequestValues.of(
+        "Convert 10 dollars to Euros and make a 10 dollar deposit in my account number 987654."
+    )
+    conversion = {"amount": 10.0, "from_currency": "dollars", "to_currency": "Euros"}
+    assert values.extends({"account_id": "987654", "amount": 10}, [conversion])
+    # Only values used already, one the request does not write, or none at all: no.
+    assert not values.extends({"amount": 10, "currency": "Euros"}, [conversion])
+    assert not values.extends({"account_id": "987654", "bank": "Chase"}, [conversion])
+    assert not values.extends({"verbose": True}, [conversion])
+    assert not values.extends({}, [])
+
+
+def test_a_call_on_trial_must_ask_for_what_the_request_gives_and_no_call_used() -> None:
+    values = RequestValues.of(
+        "The route from London to Edinburgh and to York, for a chess match at the York club"
+    )
     steering = Steering(
         call_openers=(), call_threshold=None, answer_openers_banned=(), prose_only=(),
         another_call_threshold=0.001, calls_on_trial=True,
@@ -133,6 +149,9 @@ def test_a_call_on_trial_must_ask_an_earlier_tool_again_for_a_listed_value() -> 
 
     assert trial(before + "\n", attempt("route", {"start": "London", "end": "York"}))
     assert not trial(before + "\n", attempt("route", {"start": "London", "end": "Leeds"}))
-    assert not trial(before + "\n", attempt("chess_club", {"city": "York"}))  # another tool
+    # Another tool: every value as the request writes it.
+    assert trial(before + "\n", attempt("chess_club", {"city": "York"}))
+    assert not trial(before + "\n", attempt("chess_club", {"name": "Knights", "city": "York"}))
+    assert not trial(before + "\n", attempt("chess_club", {"city": "London"}))
     off = reply(dataclasses.replace(steering, calls_on_trial=False))
     assert off._new_value_trial() is None

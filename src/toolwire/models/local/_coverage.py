@@ -7,11 +7,13 @@ more: its numbers and quoted strings that no call has used yet are evidence that
 missing. The go-on check after each call weighs that count (see `_engine.GoOn`).
 
 Where the check still ends the reply, the model writes one more call on trial, kept only if it
-uses a value of the request that no earlier call has used, and that the request lists with one
-an earlier call has ("copper and aluminum", "gold, silver"): the aluminum call goes in though
-the model gave it a probability of 2e-05. The first call written again is dropped, as is a
-call whose new values are made up, or which the request mentions in passing: "Earth" for the
-weight "on Mars if my weight on Earth is 70 kg", a chess championship for the route to one.
+uses a value of the request that no earlier call has used: asking a tool an earlier call asked,
+a value the request lists with one an earlier call has ("copper and aluminum", "gold, silver"),
+and asking another tool, only values the request writes. The aluminum call goes in though the
+model gave it a probability of 2e-05, as does the deposit to "account 987654" after the
+conversion of the dollars to deposit. The first call written again is dropped, as is a call
+whose new values are made up, or which the request mentions in passing: "Earth" for the weight
+"on Mars if my weight on Earth is 70 kg", a chess club nobody named after a route.
 """
 
 from __future__ import annotations
@@ -94,6 +96,18 @@ class RequestValues:
                 self._listed(span, other) for span in self._spans(value) for other in held_spans
             )
             for value in _leaves(call)
+        )
+
+    def extends(self, call: Mapping[str, Any], before: Iterable[Mapping[str, Any]]) -> bool:
+        """Whether the request writes every value the arguments of `call` hold, and none of
+        the calls `before` holds one of them: the call takes up another part of the request
+        ("convert 10 dollars to euros, and deposit them in account 987654")."""
+        values = [value for value in _leaves(call) if not isinstance(value, bool)]
+        held = {_folded(value) for arguments in before for value in _leaves(arguments)}
+        return (
+            bool(values)
+            and all(self._spans(value) for value in values)
+            and any(_folded(value) not in held for value in values)
         )
 
     def _spans(self, value: Any) -> list[tuple[int, int]]:

@@ -75,8 +75,7 @@ class Steering:
     most this many values (see `_coverage`)."""
     calls_on_trial: bool = False
     """Where the go-on check ends the reply, write one more call all the same, kept only if it
-    asks a tool an earlier call asked for a value of the request no call has used yet (see
-    `Reply._new_value_trial`)."""
+    uses a value of the request no call has used yet (see `Reply._new_value_trial`)."""
 
 
 class Reply:
@@ -235,9 +234,11 @@ class Reply:
         return evidence
 
     def _new_value_trial(self) -> Callable[[str, str], bool] | None:
-        """A call the model was unlikely to go on to is kept only if it calls a tool an earlier
-        call has, with a value of the request no earlier call has used (see
-        `RequestValues.adds`): the request asked for the same thing again, for another value."""
+        """A call the model was unlikely to go on to is kept only if it uses a value of the
+        request no earlier call has used: calling a tool an earlier call has, a value listed
+        with one used (`RequestValues.adds`: the same thing asked again, for another value);
+        calling another tool, only values the request writes (`RequestValues.extends`: another
+        part of the request)."""
         values = self.request_values
         if values is None or not self.steering.calls_on_trial:
             return None
@@ -246,11 +247,13 @@ class Reply:
         def uses_a_new_value(before: str, attempt: str) -> bool:
             earlier = written_calls(before)
             tools = {call.get("name") for call in earlier}
-            arguments = [call.get("arguments") or {} for call in earlier]
-            return any(
-                call.get("name") in tools and values.adds(call.get("arguments") or {}, arguments)
-                for call in written_calls(attempt)
-            )
+            used = [call.get("arguments") or {} for call in earlier]
+            for call in written_calls(attempt):
+                arguments = call.get("arguments") or {}
+                again = call.get("name") in tools
+                if values.adds(arguments, used) if again else values.extends(arguments, used):
+                    return True
+            return False
 
         return uses_a_new_value
 
