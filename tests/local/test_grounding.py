@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from toolwire.messages import Message, ToolCall, ToolResult
 from toolwire.models.local._formats import BARE_JSON, HERMES, PROMPTED, call_key
 from toolwire.models.local._grounding import Grounding
-from toolwire.models.local._reply import _WholeCalls
+from toolwire.models.local._reply import _Call, _WholeCalls
 from toolwire.tools import ToolDefinition
 
 SCHEDULE = ToolDefinition(
@@ -244,7 +244,7 @@ def test_a_call_that_made_up_an_argument_is_written_again_without_it() -> None:
         calls = _WholeCalls(call_format, grounding)
         # Fed in pieces, as a generation arrives: nothing is passed on before a call is whole.
         pieces = [*first, *second]
-        out = [cut for piece in pieces for cut in calls.feed(piece)]
+        out = [(cut.text, cut.key) for piece in pieces for cut in calls.feed(piece)]
         assert out == [
             (first, call_key("team_schedule", {"team": "Manchester United"})),
             (
@@ -256,7 +256,25 @@ def test_a_call_that_made_up_an_argument_is_written_again_without_it() -> None:
         ]
         # Without grounding the call goes on as the model wrote it.
         untouched = _WholeCalls(call_format)
-        assert [text for text, _ in untouched.feed(first + second)] == [first, second]
+        assert [cut.text for cut in untouched.feed(first + second)] == [first, second]
+
+
+def test_a_call_asking_a_tool_for_part_of_what_an_earlier_call_asked_is_made_already() -> None:
+    # BFCL parallel_multiple_116: after the Italian and the Chinese restaurants of Paris, the
+    # model asks for the restaurants of Paris.
+    def call(name: str, **arguments: object) -> _Call:
+        return _Call("", name, arguments)
+
+    italian = call("restaurant_info", location="Paris", food_type="Italian", stars=4.0)
+    earlier = [italian, call("restaurant_info", location="Paris", food_type="Chinese")]
+    assert call("restaurant_info", location="Paris").narrows(earlier)
+    assert call("restaurant_info", location="Paris", stars=4).narrows(earlier)  # 4 == 4.0
+    assert call("restaurant_info").narrows(earlier)
+    # Another value, another tool, or a flag turned the other way asks for something else.
+    assert not call("restaurant_info", location="Paris", food_type="Thai").narrows(earlier)
+    assert not call("hotel_info", location="Paris").narrows(earlier)
+    assert not call("restaurant_info", location="Paris", open_now=False).narrows(earlier)
+    assert not call("restaurant_info", location="Paris").narrows([])
 
 
 JSON_VALUES = st.recursive(

@@ -11,7 +11,10 @@ A `Plan` says how the reply is generated, from the tool choice and strictness:
 Under the grammar, calls are passed on only once written out whole, so that a call the reply
 has already made, or (with `decide`) one the conversation already has the result of, can be
 dropped before anyone sees it: small models otherwise repeat a call until the token limit, or
-call again for a result they already hold. A call the model writes only on trial (see
+call again for a result they already hold. A call that asks a tool for part of what an earlier
+call of the reply asked it counts as made already (having asked for the restaurants of Paris
+that serve Italian food, a small model goes on to ask for those of Paris: replayed on BFCL, 1
+parallel-multiple item made right and none wrong). A call the model writes only on trial (see
 `_coverage`) reaches the reply only if the trial keeps it. A `decide` reply left with no new
 call is written again as text.
 """
@@ -22,7 +25,7 @@ import dataclasses
 import math
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from ...events import FinishReason, ModelEvent, ResponseCompleted, TextDelta, UsageReported
 from ...messages import Message, Usage
@@ -162,19 +165,21 @@ class Reply:
         )
         run = start(self.engine, request)
         calls = _WholeCalls(call_format, self.plan.grounding)
+        written: list[_Call] = []
         repeated = False
         try:
             async for piece in run.pieces():
                 if repeated:
                     continue  # what the worker wrote before it saw the stop
-                for text, key in calls.feed(piece):
-                    if key in seen:
+                for call in calls.feed(piece):
+                    if call.key in seen or call.narrows(written):
                         repeated = True
                         run.stop()
                         break
-                    seen.add(key)
+                    seen.add(call.key)
+                    written.append(call)
                     self.kept += 1
-                    for event in self._read(text):
+                    for event in self._read(call.text):
                         yield event
         finally:
             run.stop()
@@ -298,6 +303,29 @@ class Reply:
         return finish if self.reader is None else self.reader.finish_reason(finish)
 
 
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """A whole call as the reply passes it on: its text, and what it asks."""
+
+    text: str
+    name: Any
+    arguments: Any
+
+    @property
+    def key(self) -> str:
+        return call_key(self.name, self.arguments)
+
+    def narrows(self, earlier: Sequence[_Call]) -> bool:
+        """Whether one of the `earlier` calls asked the same tool for all this one asks."""
+        asked = self.arguments
+        return isinstance(asked, dict) and any(
+            call.name == self.name
+            and isinstance(call.arguments, dict)
+            and asked.items() <= call.arguments.items()
+            for call in earlier
+        )
+
+
 class _WholeCalls:
     """Cuts grammar-constrained output into whole calls (the separator before a call belongs to
     it), holding back the call still being written; with `grounding`, a call that made up
@@ -310,7 +338,7 @@ class _WholeCalls:
         self._done = 0
         self._count = 0
 
-    def feed(self, piece: str) -> Iterator[tuple[str, str]]:
+    def feed(self, piece: str) -> Iterator[_Call]:
         self._text += piece
         while True:
             whole = self._format.whole_call(self._text, self._done, first=not self._count)
@@ -327,7 +355,7 @@ class _WholeCalls:
                     arguments = grounded
             self._done = end
             self._count += 1
-            yield segment, call_key(name, arguments)
+            yield _Call(segment, name, arguments)
 
     def discard(self) -> None:
         """Forget the call being written."""
