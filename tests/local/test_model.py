@@ -649,6 +649,56 @@ def test_a_call_on_trial_is_kept_only_for_a_value_no_call_has_used(
     assert calls_of(collect(qwen, wire)) == both[:1]
 
 
+CURRENCY_CONVERSION = ToolDefinition(  # BFCL parallel_multiple_18
+    name="currency_conversion",
+    description="Convert a specific amount from one currency to another",
+    parameters={
+        "type": "object",
+        "properties": {
+            "amount": {"type": "number", "description": "Amount to convert."},
+            "from_currency": {"type": "string", "description": "Source currency."},
+            "to_currency": {"type": "string", "description": "Target currency."},
+        },
+        "required": ["amount", "from_currency", "to_currency"],
+    },
+)
+BANKING_SERVICE = ToolDefinition(
+    name="banking_service",
+    description="Make a deposit to a given bank account",
+    parameters={
+        "type": "object",
+        "properties": {
+            "account_id": {"type": "string", "description": "Target account to make deposit to."},
+            "amount": {"type": "number", "description": "Amount to deposit."},
+        },
+        "required": ["account_id", "amount"],
+    },
+)
+
+
+def test_a_call_on_trial_to_another_tool_is_kept_when_the_request_writes_its_values(
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # After the conversion the go-on check ends the reply; on trial the model writes the
+    # deposit, every value of it in the request and the account number used by no call.
+    ask = request(
+        Message.user(
+            "I need to convert 10 dollars to Euros and make a 10 dollar deposit in my local bank "
+            "account with account number - 987654."
+        ),
+        tools=(BANKING_SERVICE, CURRENCY_CONVERSION),
+        max_output_tokens=200,
+    )
+    conversion = (
+        "currency_conversion",
+        {"amount": 10.0, "from_currency": "USD", "to_currency": "EUR"},
+    )
+    deposit = ("banking_service", {"account_id": "987654", "amount": 10.0})
+    assert calls_of(collect(qwen, ask)) == [conversion, deposit]
+    monkeypatch.setattr(local_model, "CALLS_ON_TRIAL", False)
+    assert calls_of(collect(qwen, ask)) == [conversion]
+
+
 SEARCH_LAWYER = ToolDefinition(  # BFCL irrelevance_92
     name="search_lawyer",
     description="Find a list of lawyers in a specific area, sorted by the number of cases they have won.",
