@@ -166,11 +166,12 @@ def test_a_percentage_passed_whole_becomes_the_fraction_unless_percent_is_asked_
     # Already a fraction, or a number that is not one of the percentages, stays as it is.
     for rate in (0.05, 6, 0.5):
         assert grounding.arguments("loan_payment", {"rate": rate}) == {"rate": rate}
-    # A percentage that is also written as a plain number may be either.
+    # A percentage that is also written as a plain number may be either: it is the fraction
+    # where the parameter is named as a rate (BFCL parallel_173: "7% ... for 7 years").
     twice = Grounding.of([Message.user("Payment on $5 at 5% for 5 years?")], [LOAN])
     assert twice.arguments("loan_payment", {"principal": 5, "rate": 5}) == {
         "principal": 5,
-        "rate": 5,
+        "rate": 0.05,
     }
 
 

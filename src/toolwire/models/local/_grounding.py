@@ -47,7 +47,10 @@ A percentage the conversation writes ("5%", "7 percent") that a call passes as t
 to a `number` parameter becomes the fraction, unless the parameter's description says it takes a
 percentage: "the annual interest rate" is 0.05 to a program, as most BFCL tools expect (71 of
 the 95 expected values that are a request's percentage, the rest of them mostly described as "in
-percentage"). Replayed, it makes 4 of the raw model's simple items right and none wrong.
+percentage"). Replayed, it makes 4 of the raw model's simple items right and none wrong. A
+percentage also written as a plain number may be either ("$5 at 5%"), and becomes the fraction
+only for a parameter named as a rate, a return or a yield: "7% ... for 7 years" was left whole
+for `annual_return` before (2 parallel items of toolwire's made right by that, none wrong).
 """
 
 from __future__ import annotations
@@ -74,6 +77,9 @@ _NUMBER_WORDS = re.compile(
 )
 """Words that may stand for a number: where a conversation has any, numbers are not judged."""
 _PERCENTAGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|percent\b)")
+_RATE = re.compile(r"rate|return|yield", re.IGNORECASE)
+"""In a parameter's name, what says it takes a percentage the conversation also writes as a
+plain number: "5% for 5 years" is a rate of 0.05 for 5 years, "$5 at 5%" a principal of 5."""
 _CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _STEM = 5
 """Letters two words must begin with alike for one to mention the other (an option's plural,
@@ -96,8 +102,9 @@ class Grounding:
     """The numbers it writes in digits, and each as a fraction of a hundred; None when it may
     write numbers in words too (numbers are not judged then)."""
     percentages: frozenset[float] = frozenset()
-    """The percentages it writes, as numbers of a hundred, but those it also writes as plain
-    numbers ("$5 at 5%")."""
+    """The percentages it writes, as numbers of a hundred."""
+    written_plain: frozenset[float] = frozenset()
+    """Those of them it also writes as plain numbers ("$5 at 5%", "5% for 5 years")."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -119,7 +126,7 @@ class Grounding:
             _stems(said),
             {tool.name: _guessable(tool) for tool in tools},
             numbers,
-            _percentages(text),
+            *_percentages(text),
         )
 
     def arguments(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -139,7 +146,7 @@ class Grounding:
             flag = parameters.flags.get(name)
             if flag is not None and value is not flag.default and not self.asks_for(name, flag):
                 continue
-            if name in parameters.fractions and self._percentage(value):
+            if name in parameters.fractions and self._percentage(value, name in parameters.rates):
                 value /= 100
             option_list = parameters.option_lists.get(name)
             if option_list is not None and option_list.holds_every_option(value):
@@ -157,12 +164,13 @@ class Grounding:
         telling = {word for word in folded.split() if len(word) >= _TELLING_WORD}
         return folded in self.said or bool(telling & self.words)
 
-    def _percentage(self, value: Any) -> bool:
+    def _percentage(self, value: Any, rate: bool) -> bool:
         return (
             isinstance(value, int | float)
             and not isinstance(value, bool)
             and value > 1
             and value in self.percentages
+            and (rate or value not in self.written_plain)
         )
 
     def _made_up_number(self, value: Any) -> bool:
@@ -222,6 +230,8 @@ class _Guessable:
     """Optional, taking a boolean."""
     fractions: frozenset[str] = frozenset()
     """Taking a `number` not described as a percentage, required or not."""
+    rates: frozenset[str] = frozenset()
+    """Those of them named as a rate, a return or a yield."""
 
 
 _NOTHING_GUESSABLE = _Guessable()
@@ -238,6 +248,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
     numbers: set[str] = set()
     flags: dict[str, _Flag] = {}
     fractions: set[str] = set()
+    rates: set[str] = set()
     for name, schema in properties.items():
         if not isinstance(schema, Mapping):
             continue
@@ -247,6 +258,8 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         kind = schema.get("type", "string")
         if kind == "number" and "percent" not in str(schema.get("description", "")).lower():
             fractions.add(name)
+            if _RATE.search(name):
+                rates.add(name)
         if optional and kind == "string" and "const" not in schema:
             (options if "enum" in schema else free_text).add(name)
         elif optional and kind in ("integer", "number") and "enum" not in schema:
@@ -262,6 +275,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         frozenset(numbers),
         flags,
         frozenset(fractions),
+        frozenset(rates),
     )
 
 
@@ -270,9 +284,11 @@ def _stems(text: object) -> frozenset[str]:
     return frozenset(word[:_STEM] for word in words if len(word) >= _TELLING_WORD)
 
 
-def _percentages(text: str) -> frozenset[float]:
-    plain = {found.replace(",", "") for found in _NUMBER.findall(_PERCENTAGE.sub(" ", text))}
-    return frozenset(float(found) for found in _PERCENTAGE.findall(text) if found not in plain)
+def _percentages(text: str) -> tuple[frozenset[float], frozenset[float]]:
+    """The percentages `text` writes, and those of them it also writes as plain numbers."""
+    percentages = {float(found) for found in _PERCENTAGE.findall(text)}
+    plain = {float(found.replace(",", "")) for found in _NUMBER.findall(_PERCENTAGE.sub(" ", text))}
+    return frozenset(percentages), frozenset(percentages & plain)
 
 
 def _folded(text: str) -> str:
