@@ -99,9 +99,9 @@ class RequestValues:
         )
 
     def extends(self, call: Mapping[str, Any], before: Iterable[Mapping[str, Any]]) -> bool:
-        """Whether the request writes every value the arguments of `call` hold, and none of
-        the calls `before` holds one of them: the call takes up another part of the request
-        ("convert 10 dollars to euros, and deposit them in account 987654")."""
+        """Whether the request writes every value the arguments of `call` hold, and one of
+        them is held by none of the calls `before`: the call takes up another part of the
+        request ("convert 10 dollars to euros, and deposit them in account 987654")."""
         values = [value for value in _leaves(call) if not isinstance(value, bool)]
         held = {_folded(value) for arguments in before for value in _leaves(arguments)}
         return (

@@ -110,22 +110,22 @@ gives another call, before it is held to ANOTHER_CALL_THRESHOLD (see `_coverage`
 from 12 to 13 of 30, with simple and multiple unchanged (no item made a second call)."""
 
 CALLS_ON_TRIAL = True
-"""Where the go-on check ends a reply that could hold more calls, the model writes one more all
-the same, kept only if it uses a value of the request no earlier call has used: asking a tool an
-earlier call asked, a value the request lists with one that has; asking another tool, only
-values the request writes (see `_coverage`). After the
-check, Qwen2.5-Coder-0.5B's replies a call short on BFCL parallel items gave the next call as
-little as 2e-05. Measured on BFCL (`bench/local_bfcl.py`, every trial logged) with calls kept
-for any new value of the request: all 200 parallel items, 22 calls kept, 8 items made right and
-none wrong (52.0% -> 57.5%); all 200 multiple items, 7 kept, 5 of them wrong ("Earth" for the
-weight "on Mars if my weight on Earth is 70 kg"; a chess club for the route to a chess
-championship). The rule as it is keeps 18 of the parallel calls (all 8 items right) and none
-of the multiple ones. Kept for any new combination of the request's values instead, trial calls
-would have made 1 more parallel item right and 10 wrong. Calls on trial to another tool, over
-the same logs: 57 multiple items and 17 parallel-multiple ones tried one; kept for any new value,
-they would have made 4 parallel-multiple items right ("a 10 dollar deposit in my account
-987654" after the conversion) and 50 wrong; with every value written in the request, no
-multiple call is kept and the 4 stay right."""
+"""Where the go-on check ends a reply that could hold more calls, the model writes one more all the
+same, kept only if it uses a value of the request no earlier call has used: asking a tool an
+earlier call asked, a value the request lists with one that has; asking another tool, only values
+the request writes (see `_coverage`). After the check, Qwen2.5-Coder-0.5B's replies a call short on
+BFCL parallel items gave the next call as little as 2e-05. Measured on BFCL (`bench/local_bfcl.py`,
+every trial logged) with calls kept for any new value of the request: all 200 parallel items, 22
+calls kept, 8 items made right and none wrong (52.0% -> 57.5%); all 200 multiple items, 7 kept, 5
+of them wrong ("Earth" for the weight "on Mars if my weight on Earth is 70 kg"; a chess club for
+the route to a chess championship). The rule as it is keeps 18 of the parallel calls (all 8 items
+right) and none of the multiple ones. Kept for any new combination of the request's values instead,
+trial calls would have made 1 more parallel item right and 10 wrong. Calls on trial to another
+tool, over the same logs: 57 multiple items and 17 parallel-multiple ones tried one; kept for any
+new value, they would have made 4 parallel-multiple items right ("a 10 dollar deposit in my account
+987654" after the conversion) and 50 wrong; with every value written in the request, no multiple
+call is kept and the 4 stay right. Run whole with the rule as it is: parallel 60.5%, multiple
+78.5% (2 multiple calls to another tool kept, both on items already wrong)."""
 
 ANSWER_FROM_RESULTS = "Answer in one sentence, in plain text."
 """Asks for the answer when the model would only repeat a call (chosen on the built-in tools)."""
