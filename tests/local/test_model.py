@@ -90,6 +90,25 @@ def test_text_streams_with_usage_and_the_cache_serves_the_next_step(smol: LocalM
     assert usage.cached_input_tokens / usage.input_tokens >= 0.9
 
 
+def test_history_after_the_models_output_keeps_the_tokens_it_wrote(smol: LocalModel) -> None:
+    engine = smol.engine
+    prompt = engine.tokenize("<|im_start|>user\nCall it.<|im_end|>\n<|im_start|>assistant\n")
+    # Written a piece at a time, as a model may write them; tokenized whole, they merge.
+    wrote = [
+        token for piece in ('{"a": {"b": 1', "}", "}", "\n") for token in engine.tokenize(piece)
+    ]
+    assert wrote != engine.tokenize('{"a": {"b": 1}}\n')
+    engine.generate(GenerationRequest(tokens=[*prompt, *wrote], max_tokens=1), str, lambda: False)
+    engine._prompt_length = len(prompt)  # what follows the prompt in the cache is output
+    history = '<|im_start|>user\nCall it.<|im_end|>\n<|im_start|>assistant\n{"a": {"b": 1}}\n'
+    history += "<|im_end|>\n<|im_start|>user\nAgain.<|im_end|>\n"
+    tokens = engine.tokenize_after_output(history)
+    assert tokens[: len(prompt) + len(wrote)] == [*prompt, *wrote]
+    assert engine.llm.detokenize(tokens, special=True) == history.encode()
+    # A text that does not go on from the last prompt is tokenized as it is.
+    assert engine.tokenize_after_output("Hello there.") == engine.tokenize("Hello there.")
+
+
 def test_the_length_limit_and_stop_strings(smol: LocalModel) -> None:
     events = collect(smol, request(Message.user("Count from 1 to 50."), max_output_tokens=5))
     assert usage_of(events).output_tokens == 5

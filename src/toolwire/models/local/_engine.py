@@ -164,6 +164,8 @@ class Engine:
         self._texts: list[str] | None = None
         self._value_token_sets: ValueTokens | None = None
         self._side: _SideContext | None = None
+        self._prompt_length = 0
+        """Tokens of the prompt last evaluated: what the cache holds after them is output."""
         # Control tokens (`<|im_start|>`, `<|endoftext|>`…) are never part of a reply's text: a
         # model that samples one is starting another turn or has finished.
         self.reply_enders = tuple(
@@ -195,6 +197,29 @@ class Engine:
 
     def tokenize(self, text: str, *, add_bos: bool = False) -> list[int]:
         return list(self.llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=True))
+
+    def tokenize_after_output(self, text: str, *, add_bos: bool = False) -> list[int]:
+        """`text` tokenized, but where it goes on from the last prompt with what the model wrote
+        after it, with the tokens the model wrote: rendered again as history, its output
+        tokenizes otherwise where pieces merge (two braces and a newline become one token), and
+        the cache would serve nothing of it from there. The bytes are the same either way."""
+        tokens = self.tokenize(text, add_bos=add_bos)
+        llm, prompt = self.llm, self._prompt_length
+        held = [int(token) for token in llm.input_ids[: llm.n_tokens]]
+        if not 0 < prompt < len(held) or tokens[:prompt] != held[:prompt]:
+            return tokens
+        encoded = text.encode("utf-8")
+        offset = len(llm.detokenize(tokens[:prompt], special=True))
+        kept = prompt
+        for token in held[prompt:]:
+            piece = llm.detokenize([token], special=True)
+            if not piece or not encoded.startswith(piece, offset):
+                break
+            offset += len(piece)
+            kept += 1
+        written = [*held[:kept], *llm.tokenize(encoded[offset:], add_bos=False, special=True)]
+        same = llm.detokenize(written, special=True) == llm.detokenize(tokens, special=True)
+        return written if same else tokens
 
     def tokens_where(self, predicate: Callable[[str], bool]) -> tuple[int, ...]:
         """Every token of the vocabulary whose text satisfies `predicate`."""
@@ -316,6 +341,7 @@ class Engine:
         tokens came from the cache and the log-probability of each token in `scored`, or None
         when stopped part way."""
         llm = self.llm
+        self._prompt_length = len(tokens)
         reuse = _keep_prefix(llm._ctx, llm.input_ids[: llm.n_tokens], tokens, scored)
         llm.n_tokens = reuse
 

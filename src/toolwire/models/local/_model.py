@@ -313,7 +313,13 @@ class LocalModel:
         prompt = self.render(request)
         engine = loaded.engine
         add_bos = engine.adds_bos() and not prompt.startswith(loaded.template.bos_token)
-        base = _generation(engine.tokenize(prompt, add_bos=add_bos), request.settings, self)
+        # After tool results, the conversation goes on from the model's own output: its tokens
+        # keep the cache serving it. A new request is tokenized plainly, as the gate's
+        # relevance contrast needs it.
+        tokenize = (
+            engine.tokenize if last_request(request.messages) else engine.tokenize_after_output
+        )
+        base = _generation(tokenize(prompt, add_bos=add_bos), request.settings, self)
         relevance = None
         # Prompted mode's catalogue is in the messages by now, so there is no prompt without
         # the tools to compare with.
