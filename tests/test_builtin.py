@@ -106,8 +106,7 @@ def test_any_text_gives_a_number_or_a_tool_error(text: str) -> None:
 def test_time_in_a_zone() -> None:
     moment = datetime.datetime(2025, 7, 1, 12, 30, tzinfo=datetime.UTC)
     text = describe_time("Europe/Paris", lambda: moment)
-    assert "Tuesday 01 July 2025, 14:30:00 in Europe/Paris (UTC+02:00, CEST)" in text
-    assert text.endswith("2025-07-01T14:30:00+02:00")
+    assert text == "Tuesday 2025-07-01 14:30:00 in Europe/Paris (UTC+02:00, CEST)"
     assert "in Asia/Tokyo" in describe_time("tokyo", lambda: moment)
     assert "in UTC" in describe_time("gmt", lambda: moment)
     assert "America/New_York" in describe_time("america/new_york", lambda: moment)

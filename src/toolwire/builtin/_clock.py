@@ -19,10 +19,11 @@ def describe_time(timezone: str, now: Callable[[], datetime.datetime]) -> str:
     zone = _zone(timezone)
     moment = now().astimezone(zone)
     offset = moment.strftime("%z")
+    # One ISO date and time with the weekday: every fact once, since each token of a result is
+    # evaluated again by a local model in the step that reads it.
     return (
-        f"{moment.strftime('%A %d %B %Y, %H:%M:%S')} in {zone.key} "
-        f"(UTC{offset[:3]}:{offset[3:]}, {moment.tzname()}); ISO 8601: "
-        f"{moment.isoformat(timespec='seconds')}"
+        f"{moment.strftime('%A %Y-%m-%d %H:%M:%S')} in {zone.key} "
+        f"(UTC{offset[:3]}:{offset[3:]}, {moment.tzname()})"
     )
 
 
