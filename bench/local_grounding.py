@@ -16,6 +16,7 @@ import argparse
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from toolwire import UsageError
 from toolwire.evals import PredictedCall, load_dataset, read_predictions, score_item
@@ -41,12 +42,14 @@ def main() -> None:
         if prediction is None:
             continue
         grounding = Grounding.of(item.messages, item.tools)
-        grounded = [
-            PredictedCall(name=call.name, arguments=grounding.arguments(call.name, call.arguments))
-            if call.arguments is not None
-            else call
-            for call in prediction.calls
-        ]
+        grounded: list[PredictedCall] = []
+        earlier: list[tuple[str, dict[str, Any]]] = []
+        for call in prediction.calls:
+            if call.arguments is not None:
+                arguments = grounding.arguments(call.name, call.arguments, earlier)
+                earlier.append((call.name, arguments))
+                call = PredictedCall(name=call.name, arguments=arguments)
+            grounded.append(call)
         before = score_item(item, prediction.calls).correct
         after = score_item(item, grounded).correct
         tally[item.category, "items"] += 1

@@ -126,6 +126,23 @@ def test_a_call_extends_the_calls_before_with_values_the_request_writes() -> Non
     assert not values.extends({}, [])
 
 
+def test_words_belong_to_the_call_holding_the_value_written_nearest_them() -> None:
+    # BFCL parallel_162: 52 stands in every question; "ratio" is asked of the third draw.
+    request = (
+        "What is the probability of drawing an Ace (4 outcomes) from the deck (52 outcomes)? "
+        "Then of a heart (13 outcomes) from the deck (52 outcomes)? Finally of a red card (26 "
+        "outcomes) from the deck (52 outcomes), this time as a ratio."
+    )
+    values = RequestValues.of(request)
+    ratio = request.index("ratio")
+    assert values.nearest_held(ratio, {"success": 26, "total": 52})
+    assert not values.nearest_held(ratio, {"success": 4, "total": 52})
+    # With nothing else to place it, a value written more than once does.
+    assert values.nearest_held(ratio, {"total": 52})
+    assert not values.nearest_held(ratio, {"suit": "hearts"})
+    assert not values.nearest_held(ratio, {})
+
+
 def test_a_call_on_trial_must_ask_for_what_the_request_gives_and_no_call_used() -> None:
     values = RequestValues.of(
         "The route from London to Edinburgh and to York, for a chess match at the York club"

@@ -100,6 +100,75 @@ def test_a_value_the_conversation_gave_stays_however_it_is_written() -> None:
     assert Grounding.of(ASKED, [bare]).arguments("bare", {"a": "b"}) == {"a": "b"}
 
 
+LAST_MATCH = ToolDefinition(  # BFCL parallel_multiple_149
+    name="soccer_get_last_match",
+    description="Retrieve the details of the last match played by a specified soccer club.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "team_name": {"type": "string"},
+            "include_stats": {
+                "type": "boolean",
+                "description": "If true, include match statistics like possession, shots on "
+                "target etc. Default is false.",
+            },
+        },
+        "required": ["team_name"],
+    },
+)
+INVENTION = ToolDefinition(  # BFCL parallel_multiple_152: the flag is required
+    name="get_invention",
+    description="Retrieve the inventor of an invention.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "invention_name": {"type": "string"},
+            "want_year": {
+                "type": "boolean",
+                "default": False,
+                "description": "Return the year of invention if set to true.",
+            },
+        },
+        "required": ["invention_name", "want_year"],
+    },
+)
+
+
+def test_a_flag_the_request_asks_for_a_call_is_turned_on() -> None:
+    def stats(request: str, *calls: dict[str, Any]) -> list[Any]:
+        grounding = Grounding.of([Message.user(request)], [LAST_MATCH, INVENTION])
+        earlier: list[tuple[str, dict[str, Any]]] = []
+        for arguments in calls:
+            earlier.append(
+                ("soccer_get_last_match", grounding.arguments(LAST_MATCH.name, arguments, earlier))
+            )
+        return [arguments.get("include_stats") for _, arguments in earlier]
+
+    united = {"team_name": "Manchester United"}
+    asked = (
+        "Book a room in Paris for 5 nights. Fetch the last match played by 'Manchester United'. "
+        "Also, include the match statistics. Lastly, my BMI: I weigh 75 kg and I am 1.8 m tall."
+    )
+    assert stats(asked, united) == [True]
+    assert stats(asked, {**united, "include_stats": False}) == [True]
+    # Nobody asked; asked in the negative; asked nearer another value of the request.
+    assert stats("The last match of 'Manchester United'.", united) == [None]
+    assert stats("The last match of 'Manchester United', without its statistics.", united) == [None]
+    assert stats(asked, {"team_name": "Chelsea"}) == [None]
+    nearer_chelsea = "The last match of 'Manchester United', and of 'Chelsea' with its stats."
+    assert stats(nearer_chelsea, united, {"team_name": "Chelsea"}) == [None, True]
+    # A call made with it on asks for something else than one made with it off.
+    both = "The last match of 'Arsenal' with the match statistics, then without them."
+    arsenal = {"team_name": "Arsenal"}
+    assert stats(both, {**arsenal, "include_stats": True}, arsenal) == [True, None]
+
+    invention = Grounding.of(
+        [Message.user("Who invented the 'Telephone', and in which year?")], [INVENTION]
+    )
+    telephone = {"invention_name": "Telephone", "want_year": False}
+    assert invention.arguments(INVENTION.name, telephone) == {**telephone, "want_year": True}
+
+
 @given(
     st.dictionaries(
         st.sampled_from(["team", "games", "league", "location", "venue", "extra"]),
@@ -107,9 +176,16 @@ def test_a_value_the_conversation_gave_stays_however_it_is_written() -> None:
     ),
     st.text(max_size=60),
 )
-def test_grounding_only_ever_leaves_arguments_out(arguments: dict[str, Any], said: str) -> None:
+def test_grounding_only_leaves_arguments_out_or_turns_on_a_flag_asked_for(
+    arguments: dict[str, Any], said: str
+) -> None:
     grounding = Grounding.of([Message.user(said)], [SCHEDULE])
     kept = grounding.arguments("team_schedule", arguments)
+    # Or turns on the one flag off by default, where the request asks for it.
+    if kept.get("detailed") is True and "detailed" not in arguments:
+        del kept["detailed"]
+        flag = grounding.guessable["team_schedule"].flags["detailed"]
+        assert grounding.asks_here("detailed", flag, kept)
     assert kept.items() <= arguments.items()
     for name in arguments.keys() - kept.keys():
         value = arguments[name]

@@ -110,6 +110,27 @@ class RequestValues:
             and any(_folded(value) not in held for value in values)
         )
 
+    def nearest_held(self, position: int, arguments: Mapping[str, Any]) -> bool:
+        """Whether the value the request writes nearest `position` is one `arguments` hold: the
+        words there are about this call ("the last match of 'Manchester United'. Also, include
+        the match statistics"). A value the request writes more than once (the 52 cards of
+        every draw) places the call only when it holds no value written once."""
+        held = [self._spans(value) for value in _leaves(arguments)]
+        every = {span for spans in held for span in spans}
+        mine = {span for spans in held if len(spans) == 1 for span in spans} or every
+        if not mine:
+            return False
+        written = [
+            *(span for _, number, _ in self.numbers for span in self._spans(number)),
+            *(span for string in self.strings for span in self._spans(string)),
+        ]
+
+        def distance(span: tuple[int, int]) -> int:
+            return max(span[0] - position, position - span[1], 0)
+
+        others = [distance(span) for span in written if span not in every]
+        return min(map(distance, mine)) <= min(others, default=len(self.text))
+
     def _spans(self, value: Any) -> list[tuple[int, int]]:
         """Where the request writes `value`: a number as any of its numbers equal to it (or the
         percentage it is a fraction of), a string as whole words."""

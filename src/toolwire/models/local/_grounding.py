@@ -62,6 +62,8 @@ from typing import Any
 
 from ...messages import Message
 from ...tools import ToolDefinition
+from ._coverage import RequestValues
+from ._relevance import last_request
 
 __all__ = ["Grounding"]
 
@@ -81,6 +83,11 @@ _RATE = re.compile(r"rate|return|yield", re.IGNORECASE)
 """In a parameter's name, what says it takes a percentage the conversation also writes as a
 plain number: "5% for 5 years" is a rate of 0.05 for 5 years, "$5 at 5%" a principal of 5."""
 _CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_NEGATION = re.compile(r"\b(?:not|no|without|never)\b|n't\b")
+_CLAUSE_END = re.compile(r"[.?!,;:]")
+_NEGATION_REACH = 40
+"""Characters before a mention of a flag, within its clause, where a negation turns it down
+("I don't need the full text", "if we do not include the impact of human activities")."""
 _STEM = 5
 """Letters two words must begin with alike for one to mention the other (an option's plural,
 say)."""
@@ -105,6 +112,8 @@ class Grounding:
     """The percentages it writes, as numbers of a hundred."""
     written_plain: frozenset[float] = frozenset()
     """Those of them it also writes as plain numbers ("$5 at 5%", "5% for 5 years")."""
+    request: RequestValues | None = None
+    """The request the conversation ends with, where a flag may be asked for a call."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -120,6 +129,7 @@ class Grounding:
         if not _NUMBER_WORDS.search(text.casefold()):
             written = [float(found.replace(",", "")) for found in _NUMBER.findall(text)]
             numbers = frozenset([*written, *(number / 100 for number in written)])
+        last = last_request(list(messages))
         return cls(
             said,
             words,
@@ -127,12 +137,20 @@ class Grounding:
             {tool.name: _guessable(tool) for tool in tools},
             numbers,
             *_percentages(text),
+            request=RequestValues.of(last.text, [tool.name for tool in tools]) if last else None,
         )
 
-    def arguments(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    def arguments(
+        self,
+        tool: str,
+        arguments: Mapping[str, Any],
+        earlier: Sequence[tuple[str, Mapping[str, Any]]] = (),
+    ) -> dict[str, Any]:
         """`arguments` without the optional ones the conversation never gave, with each list
-        holding every option cut down to the options it mentions, and each percentage passed
-        whole to a `number` parameter as its fraction."""
+        holding every option cut down to the options it mentions, each percentage passed
+        whole to a `number` parameter as its fraction, and each flag the request asks for
+        this call turned on, unless a call `earlier` in the reply (name, arguments) already
+        asked the tool with it on."""
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
         grounded: dict[str, Any] = {}
         for name, value in arguments.items():
@@ -144,7 +162,12 @@ class Grounding:
             if name in parameters.numbers and self._made_up_number(value):
                 continue
             flag = parameters.flags.get(name)
-            if flag is not None and value is not flag.default and not self.asks_for(name, flag):
+            if (
+                flag is not None
+                and flag.optional
+                and value is not flag.default
+                and not self.asks_for(name, flag)
+            ):
                 continue
             if name in parameters.fractions and self._percentage(value, name in parameters.rates):
                 value /= 100
@@ -156,6 +179,16 @@ class Grounding:
                 elif not option_list.required:
                     continue
             grounded[name] = value
+        for name, flag in parameters.flags.items():
+            if (
+                not flag.default
+                and grounded.get(name) is not True
+                and not any(
+                    called == tool and before.get(name) is True for called, before in earlier
+                )
+                and self.asks_here(name, flag, grounded)
+            ):
+                grounded[name] = True
         return grounded
 
     def gave(self, value: str) -> bool:
@@ -183,6 +216,27 @@ class Grounding:
         "homemade" for `isHomemade`), or two telling words of what its description says it does
         ("the match statistics" for "include match statistics like possession")."""
         return self.mentions(_CAMEL_HUMP.sub(" ", name)) or len(flag.cues & self.stems) >= 2
+
+    def asks_here(self, name: str, flag: _Flag, arguments: Mapping[str, Any]) -> bool:
+        """Whether the request asks for the flag (`asks_for`) nearer to a value of `arguments`
+        than to any other value it writes, and never in the negative. The words of its name
+        place it, else those of its description: "the last match of 'Manchester United'" is no
+        place to ask for match statistics."""
+        request = self.request
+        if request is None or not self.asks_for(name, flag):
+            return False
+        text = request.text
+
+        def found(stems: Iterable[str]) -> list[int]:
+            return [
+                at.start()
+                for stem in stems
+                for at in re.finditer(rf"(?<!\w){re.escape(stem)}", text)
+            ]
+
+        mentions = found(_stems(_CAMEL_HUMP.sub(" ", name))) or found(flag.cues)
+        here = [at for at in mentions if request.nearest_held(at, arguments)]
+        return bool(here) and not any(_negated(text, at) for at in here)
 
     def mentions(self, option: str) -> bool:
         """Whether the conversation holds `option` whole, or a word like a telling word of it."""
@@ -212,6 +266,7 @@ class _Flag:
     """False unless the schema says otherwise."""
     cues: frozenset[str]
     """The stems of the telling words of its description."""
+    optional: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +282,7 @@ class _Guessable:
     numbers: frozenset[str] = frozenset()
     """Optional, taking a number."""
     flags: Mapping[str, _Flag] = field(default_factory=dict)
-    """Optional, taking a boolean."""
+    """Taking a boolean."""
     fractions: frozenset[str] = frozenset()
     """Taking a `number` not described as a percentage, required or not."""
     rates: frozenset[str] = frozenset()
@@ -264,8 +319,9 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
             (options if "enum" in schema else free_text).add(name)
         elif optional and kind in ("integer", "number") and "enum" not in schema:
             numbers.add(name)
-        elif optional and kind == "boolean":
-            flags[name] = _Flag(schema.get("default") is True, _stems(schema.get("description")))
+        elif kind == "boolean":
+            description = _stems(schema.get("description"))
+            flags[name] = _Flag(schema.get("default") is True, description, optional)
         elif isinstance(listed, list) and listed and all(isinstance(o, str) for o in listed):
             option_lists[name] = _OptionList(frozenset(listed), not optional)
     return _Guessable(
@@ -282,6 +338,11 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
 def _stems(text: object) -> frozenset[str]:
     words = _folded(str(text or "")).split()
     return frozenset(word[:_STEM] for word in words if len(word) >= _TELLING_WORD)
+
+
+def _negated(text: str, at: int) -> bool:
+    clause = max((found.end() for found in _CLAUSE_END.finditer(text, 0, at)), default=0)
+    return bool(_NEGATION.search(text, max(clause, at - _NEGATION_REACH), at))
 
 
 def _percentages(text: str) -> tuple[frozenset[float], frozenset[float]]:

@@ -337,6 +337,7 @@ class _WholeCalls:
         self._text = ""
         self._done = 0
         self._count = 0
+        self._grounded: list[tuple[str, dict[str, Any]]] = []
 
     def feed(self, piece: str) -> Iterator[_Call]:
         self._text += piece
@@ -349,10 +350,11 @@ class _WholeCalls:
             name, arguments = call.get("name"), call.get("arguments")
             grounding = self._grounding
             if grounding and isinstance(name, str) and isinstance(arguments, dict):
-                grounded = grounding.arguments(name, arguments)
+                grounded = grounding.arguments(name, arguments, self._grounded)
                 if grounded != arguments:
                     segment = self._format.write(name, grounded, first=not self._count)
                     arguments = grounded
+                self._grounded.append((name, arguments))
             self._done = end
             self._count += 1
             yield _Call(segment, name, arguments)
