@@ -20,6 +20,18 @@ proteins", `"detailed": true` for "the market performance of the S&P 500". Repla
 parallel-multiple items of toolwire's (the name alone would have cost 3 right calls, among them
 "additional information like Director, Cast" for `extra_info`).
 
+The other way round, a flag off by default that the model leaves off (or out) is turned on where
+the request asks for it for this call: a word of its name (else of its description) stands nearer
+to a value of this call than to any other value the request writes, and no negation comes before
+it in its clause ("the last match played by 'Manchester United'. Also, include the match
+statistics"; "the inventor and year of invention of the 'Telephone'"). A call asking the tool
+with the flag on earlier in the reply keeps it as the model wrote it: "with standardization, then
+without" asks two things. Replayed over toolwire's calls on BFCL: parallel-multiple +3, parallel
++1, none wrong; over the raw model's: simple +2, multiple +1, none wrong. Placed by words of the
+description as well as the name, "the last match of 'Manchester United'" asked for match
+statistics; placed by values written more than once too, the 52 cards of every draw asked each
+of them "as a ratio".
+
 Replayed over Qwen2.5-Coder-0.5B's raw calls on BFCL (`bench/local_grounding.py`), it makes 13
 simple items right and one wrong (`"24h"` for "24-hour format"), and 5 multiple items right (on
 toolwire's calls before it: 13, 1 and 4). Leaving out numbers whatever the words made five right
