@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from toolwire.builtin._units import known_unit
 from toolwire.messages import Message, ToolCall, ToolResult
 from toolwire.models.local._formats import BARE_JSON, HERMES, PROMPTED, call_key
 from toolwire.models.local._grounding import Grounding
@@ -310,6 +312,63 @@ def test_a_list_of_options_is_only_ever_cut_down(
         cut, written = kept[name], arguments[name]
         assert cut == [option for option in written if option in cut]
         assert cut == written or (cut and set(written) == set(options))
+
+
+CIRCLE = ToolDefinition(  # BFCL parallel_multiple_131, with a height and two more units
+    name="circle_area",
+    description="The area of a circle, or the volume of a cylinder of that base.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "radius": {"type": "number"},
+            "height": {"type": "number"},
+            "units": {
+                "type": "string",
+                "description": "The units in which the radius is measured (defaults to meters).",
+            },
+            "output_unit": {"type": "string", "enum": ["m2", "ft2", "acre"], "default": "m2"},
+            "unit_system": {"type": "string", "description": "metric or imperial. Default metric"},
+        },
+        "required": ["radius"],
+    },
+)
+
+
+def test_a_unit_left_to_the_default_is_the_one_the_request_writes_for_the_calls_numbers() -> None:
+    def units(said: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        grounded = Grounding.of([Message.user(said)], [CIRCLE]).arguments("circle_area", arguments)
+        return {name: value for name, value in grounded.items() if name not in arguments}
+
+    assert units("The area of a circle with a radius of 5.6 feet", {"radius": 5.6}) == {
+        "units": "feet"
+    }
+    assert units("A cylinder 20cm across and 2,000 cm tall", {"height": 2000}) == {"units": "cm"}
+    # The default itself, a unit of another kind (or none), another number's unit: no change.
+    assert units("a radius of 3 meters", {"radius": 3}) == {}
+    assert units("a radius of 3 seconds, or 3 in the box", {"radius": 3}) == {}
+    assert units("a radius of 3 and a height of 4 feet", {"radius": 3}) == {}
+    # Two units for the call's numbers leave the choice to the model.
+    assert units("radius 3 feet, height 4 inches", {"radius": 3, "height": 4}) == {}
+    # A unit the model wrote stays as written; an option is named as the tool names it.
+    assert units("5.6 feet", {"radius": 5.6, "units": "ft"}) == {}
+    area = Grounding.of([Message.user("a field of radius 0.5 square feet")], [CIRCLE])
+    assert area.arguments("circle_area", {"radius": 0.5}) == {"radius": 0.5, "output_unit": "ft2"}
+
+
+@given(st.floats(0.1, 1e4, allow_nan=False), st.text(max_size=40), st.text(max_size=40))
+def test_a_unit_filled_in_is_written_after_a_number_of_the_call(
+    radius: float, before: str, after: str
+) -> None:
+    said = f"{before} {radius:g} {after}"
+    grounded = Grounding.of([Message.user(said)], [CIRCLE]).arguments(
+        "circle_area", {"radius": radius}
+    )
+    assert grounded.keys() <= {"radius", "units", "output_unit"}
+    if "units" in grounded:
+        assert known_unit(grounded["units"]) is not None
+        assert re.search(
+            rf"(?<![\w.]){re.escape(f'{radius:g}')}\s?{re.escape(grounded['units'])}", said
+        )
 
 
 def test_a_call_that_made_up_an_argument_is_written_again_without_it() -> None:

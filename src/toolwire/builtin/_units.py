@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..errors import ToolError
 from ..tools import tool
 
-__all__ = ["convert", "convert_units"]
+__all__ = ["convert", "convert_units", "known_unit"]
 
 # kind -> {unit: size in the kind's base unit}; each unit's spellings map to it below.
 _SCALES: dict[str, dict[str, float]] = {
@@ -71,6 +71,13 @@ def _canonical(unit: str) -> str:
     if text.endswith("s") and text[:-1] in _SPELLINGS:  # plurals: "meters", "hours"
         return _SPELLINGS[text[:-1]]
     return text
+
+
+def known_unit(unit: str) -> tuple[str, str] | None:
+    """A unit however written ("Feet", "km²"): its kind and its canonical name, if known."""
+    canonical = _canonical(unit)
+    kind = _kind(canonical)
+    return None if kind is None else (kind, canonical)
 
 
 def _kind(unit: str) -> str | None:
