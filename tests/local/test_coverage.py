@@ -22,6 +22,7 @@ from toolwire.tools import ToolDefinition
 def test_values_left_unused_count_down_as_calls_use_them() -> None:
     values = RequestValues.of("What is the GCD of (45, 60) and (81, 27)?")
     assert values.unused([]) == 4
+    assert len(values) == 4  # every value the request writes, used or not
     assert values.unused([{"a": 45, "b": 60}]) == 2
     assert values.unused([{"a": 45, "b": 60}, {"a": 81.0, "b": 27}]) == 0
 

@@ -61,6 +61,9 @@ class RequestValues:
         }
         return cls(frozenset(numbers), frozenset(strings), request.lower())
 
+    def __len__(self) -> int:
+        return len(self.numbers) + len(self.strings)
+
     def unused(self, calls: Iterable[Mapping[str, Any]]) -> int:
         """How many of the values no call's arguments hold (a number may be held as that
         number, or written inside a string: a date holds its year)."""
