@@ -25,7 +25,14 @@ from toolwire.messages import Message
 from toolwire.models import ModelRequest, ModelSettings, NamedToolChoice, get_model
 from toolwire.models.local import LocalModel
 from toolwire.models.local import _model as local_model
-from toolwire.models.local._engine import Contrast, Gate, GenerationRequest, GoOn
+from toolwire.models.local._engine import (
+    LOOP_REPEATS,
+    Contrast,
+    Gate,
+    Generation,
+    GenerationRequest,
+    GoOn,
+)
 from toolwire.models.local._sampling import ValueTokens
 from toolwire.tools import ToolDefinition
 
@@ -235,6 +242,27 @@ def test_output_the_model_would_not_go_on_to_is_kept_only_if_its_trial_passes(
     # the output it leaves is whole.
     assert generate(lambda before, attempt: True, max_tokens=3) == ("a\n", "a\n", "stop")
     assert trials == []
+
+
+def test_output_under_a_grammar_that_loops_is_cut_there(smol: LocalModel) -> None:
+    engine = smol.engine
+
+    def generated(grammar: str) -> Generation:
+        asked = GenerationRequest(
+            tokens=engine.tokenize(smol.render(request(Message.user("Write ab.")))),
+            max_tokens=200,
+            grammar=grammar,
+        )
+        return engine.generate(asked, lambda piece: None, lambda: False)
+
+    # A grammar that never ends: left alone, the model writes "ab, " up to the token limit.
+    looped = generated('root ::= "ab, " root')
+    assert looped.finish == "looping" and looped.output_tokens < 100
+    assert looped.text.startswith("ab, " * LOOP_REPEATS)
+    assert len(looped.text) < len("ab, ") * (LOOP_REPEATS + 1)
+    # Fewer times over, and it is no loop.
+    once_less = generated(f'root ::= ("ab, "){{{LOOP_REPEATS - 1}}} "end"')
+    assert (once_less.text, once_less.finish) == ("ab, " * (LOOP_REPEATS - 1) + "end", "stop")
 
 
 def test_the_gate_decides_how_the_reply_starts(smol: LocalModel) -> None:

@@ -6,18 +6,33 @@ from __future__ import annotations
 import math
 import re
 import zlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
+import anyio
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from toolwire import UsageError
+from toolwire.events import ResponseCompleted, TextDelta
 from toolwire.messages import Message, TextPart, ToolCall, ToolResult
 from toolwire.models.local import LocalModel
-from toolwire.models.local._engine import Contrast, Gate, _StopMatcher
+from toolwire.models.local._engine import (
+    LOOP_REPEATS,
+    Contrast,
+    Engine,
+    EngineFinish,
+    Gate,
+    Generation,
+    GenerationRequest,
+    _looping,
+    _StopMatcher,
+)
 from toolwire.models.local._formats import HERMES, PROMPTED, call_key, detect_format
 from toolwire.models.local._relevance import RELEVANCE_MAX_TOKENS, request_contrast
+from toolwire.models.local._reply import Plan, Reply, Steering
 from toolwire.models.local._sampling import ValueTokens
 from toolwire.models.local._template import ChatTemplate, template_messages
 
@@ -256,3 +271,76 @@ def test_value_tokens_are_classed_by_how_their_text_begins_and_ends() -> None:
     assert tokens.points == (9, 11)
     assert tokens.quotes == (4, 5)
     assert tokens.digit_final == {6, 7, 8, 11}
+
+
+def test_a_stretch_written_over_and_over_is_a_loop() -> None:
+    assert _looping("[" + "0, " * LOOP_REPEATS)
+    assert not _looping("[" + "0, " * (LOOP_REPEATS - 1))
+    four = '"Breakfast", "Gym", "Wi-Fi", "Parking", '
+    assert _looping('{"amenities": [' + four * LOOP_REPEATS)
+    assert not _looping(four * (LOOP_REPEATS - 1) + '"Breakfast", "Gym"')
+    # A run of one character is a number, a rule or padding, however long.
+    assert not _looping('{"address": "0x' + "0" * 40)
+    assert not _looping("-" * 200)
+
+
+@given(st.text(min_size=2, max_size=8), st.integers(0, 3 * LOOP_REPEATS))
+def test_only_a_stretch_written_loop_repeats_times_or_more_is_a_loop(
+    stretch: str, times: int
+) -> None:
+    text = "{" + stretch * times
+    if len(set(stretch)) > 1 and not _looping("{" + stretch * (LOOP_REPEATS - 1)):
+        assert _looping(text) is (times >= LOOP_REPEATS)
+
+
+class _ScriptedEngine:
+    """Answers each generation with the next of `replies`, as its text and finish."""
+
+    def __init__(self, *replies: tuple[str, EngineFinish]) -> None:
+        self.replies = list(replies)
+        self.asked: list[GenerationRequest] = []
+
+    def generate(
+        self, request: GenerationRequest, emit: Callable[[str], None], _: Callable[[], bool]
+    ) -> Generation:
+        self.asked.append(request)
+        text, finish = self.replies.pop(0)
+        emit(text)
+        return Generation(
+            text=text, prompt_tokens=1, cached_tokens=0, output_tokens=len(text), finish=finish
+        )
+
+
+def test_a_call_the_model_loops_in_is_dropped() -> None:
+    whole = HERMES.write("hotel_find", {"location": "Paris"}, first=True)
+    looping = '\n<tool_call>\n{"name": "hotel_find", "arguments": {"amenities": [' + (
+        '"Gym", "Spa", ' * LOOP_REPEATS
+    )
+    steering = Steering(
+        call_openers=(), call_threshold=None, answer_openers_banned=(), prose_only=(),
+        another_call_threshold=0.001,
+    )  # fmt: skip
+
+    def reply(mode: str, *replies: tuple[str, EngineFinish]) -> tuple[str, str]:
+        engine = _ScriptedEngine(*replies)
+        plan = Plan("forced" if mode == "forced" else "decide", grammar="root ::= call")
+        request = GenerationRequest(tokens=[1], max_tokens=512)
+        events = Reply(cast(Engine, engine), HERMES, plan, request, None, steering).events()
+
+        async def collect() -> tuple[str, str]:
+            texts, finish = [], ""
+            async for event in events:
+                if isinstance(event, TextDelta):
+                    texts.append(event.text)
+                elif isinstance(event, ResponseCompleted):
+                    finish = event.finish_reason
+            return "".join(texts), finish
+
+        return anyio.run(collect)
+
+    # The calls before it stand, and the reply ends there, not at the token limit.
+    assert reply("forced", (whole + looping, "looping")) == (whole, "stop")
+    # Left with no call, a reply the model chose to open with a call is written as text.
+    assert reply(
+        "decide", ("<tool_call>", "stop"), (looping.lstrip("\n"), "looping"), ("No idea.", "stop")
+    ) == ("No idea.", "stop")

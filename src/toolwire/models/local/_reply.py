@@ -190,7 +190,8 @@ class Reply:
         finally:
             run.stop()
         self._record(run.result)
-        if repeated:
+        # The call the model was stuck in (see `_engine.LOOP_REPEATS`) is no call: dropped.
+        if repeated or (run.result is not None and run.result.finish == "looping"):
             calls.discard()
         # A call cut off by the length limit goes on as it is, to be reported as truncated; a
         # separator the model wrote before ending is nothing to report.
