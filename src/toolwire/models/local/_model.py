@@ -13,7 +13,8 @@ Tool choice:
 - `auto`: the model writes freely, but may open its reply with a call only if it gives that
   opening at least `call_threshold` probability (small models otherwise call a tool for
   questions no tool fits), weighed, for a new request with native tools, with how much likelier
-  the tools make the request (`_relevance`, scaled by `relevance_weight`; 0 leaves it out). A
+  the tools make the request (`_relevance`, scaled by `relevance_weight`; 0 leaves it out), and
+  with how many values the request writes (`REQUEST_VALUE_WEIGHT`). A
   reply that opens a call, in whatever format the model chose (fenced or bare JSON are common),
   is generated again from its start under a grammar, so the call is in the family's own format,
   may be followed by more calls, and names a real tool; with `strict` (the default) its
@@ -24,7 +25,8 @@ Tool choice:
   schema with `strict`, and are any JSON object without.
 In both, a reply goes on to another call only if the model would (`ANOTHER_CALL_THRESHOLD`), or
 if a call it writes on trial uses a value of the request no call has used (`CALLS_ON_TRIAL`); it
-stops at a call it has already made (small models repeat one until the token limit), and with
+stops at a call it has already made (small models repeat one until the token limit) or is stuck
+in (`_engine.LOOP_REPEATS`), and with
 `drop_guessed_arguments` (the default) a call loses the optional arguments whose values the
 conversation never gave, so the tool's defaults apply, and passes a percentage of the request
 ("5%") to a `number` parameter as the fraction (`_grounding`).
