@@ -430,7 +430,7 @@ class Engine:
         # The last sampler (the gated one, if any) serves until the reply has begun in earnest.
         sampler = samplers[-1]
         go_on, recent = request.go_on, ""
-        guarded, tail = request.grammar is not None, ""
+        guarded, window = request.grammar is not None, ""
         on_trial: int | None = None  # where the output held back on trial begins
         while produced < limit:
             if go_on is not None and recent.endswith(go_on.after):
@@ -463,8 +463,8 @@ class Engine:
                 if not text.isspace():
                     sampler = samplers[0]
                 if guarded:
-                    tail = (tail + text)[-_LOOP_REACH:]
-                    if _looping(tail):
+                    window = (window + text)[-_LOOP_REACH:]
+                    if _looping(window):
                         finish = "looping"
                         break
             if hit:
