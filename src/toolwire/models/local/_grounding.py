@@ -141,8 +141,9 @@ class Grounding:
     """Those of them it also writes as plain numbers ("$5 at 5%", "5% for 5 years")."""
     request: RequestValues | None = None
     """The request the conversation ends with, where a flag may be asked for a call."""
-    measures: tuple[tuple[float, str], ...] = ()
-    """Each number it writes with a unit after it, and the unit as written."""
+    measures: tuple[tuple[float, str, str, str], ...] = ()
+    """Each number it writes with a unit after it: the number, the unit's kind and canonical
+    name (see `known_unit`), and the unit as written."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -236,10 +237,9 @@ class Grounding:
             if isinstance(number, int | float) and not isinstance(number, bool)
         }
         found: dict[str, str] = {}
-        for number, written in self.measures:
-            known = known_unit(written)
-            if number in numbers and known and known[0] == unit.kind and known[1] != unit.default:
-                found.setdefault(known[1], written)
+        for number, kind, canonical, written in self.measures:
+            if number in numbers and kind == unit.kind and canonical != unit.default:
+                found.setdefault(canonical, written)
         if len(found) != 1:
             return None
         [(canonical, written)] = found.items()
@@ -420,13 +420,13 @@ def _unit(schema: Mapping[str, Any]) -> _Unit | None:
     return _Unit(*known, tuple(map(str, options)) if isinstance(options, list) else None)
 
 
-def _measures(text: str) -> tuple[tuple[float, str], ...]:
-    """Each number `text` writes with a unit after it ("5.6 feet", "10 square meters", "50km"),
-    and the unit as written."""
+def _measures(text: str) -> tuple[tuple[float, str, str, str], ...]:
+    """Each number `text` writes with a unit after it ("5.6 feet", "10 square meters", "50km"):
+    the number, the unit's kind and canonical name, and the unit as written."""
     return tuple(
-        (float(number.replace(",", "")), unit)
+        (float(number.replace(",", "")), *known, unit)
         for number, after in _MEASURE.findall(text)
-        if (unit := _leading_unit(after.split()))
+        if (unit := _leading_unit(after.split())) and (known := known_unit(unit))
     )
 
 
