@@ -48,10 +48,12 @@ def test_a_made_up_optional_string_is_left_out_and_everything_else_stays() -> No
         "venue": "home",  # an option nobody mentioned
         "detailed": True,  # a flag nobody asked to turn on
         "include_cups": True,  # a flag left as it is by default
-        "opponents": ["Arsenal"],
+        "opponents": ["Arsenal"],  # a list holding a made-up string
     }
     assert grounding.arguments("team_schedule", made) == {
-        key: value for key, value in made.items() if key not in {"location", "venue", "detailed"}
+        key: value
+        for key, value in made.items()
+        if key not in {"location", "venue", "detailed", "opponents"}
     }
     at_home = Grounding.of([Message.user("Manchester United's next home games")], [SCHEDULE])
     assert at_home.arguments("team_schedule", {"venue": "home"}) == {"venue": "home"}

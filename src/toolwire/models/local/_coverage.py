@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["RequestValues"]
+__all__ = ["RequestValues", "leaves"]
 
 _NUMBER = re.compile(r"(?<![\w.^])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d^]|\.\d)(%?)")
 """A number: not the end of a name (`x2`, `v1`) or an exponent (`x^2`); with thousands
@@ -69,7 +69,7 @@ class RequestValues:
         number, or written inside a string: a date holds its year)."""
         numbers: set[float] = set()
         texts: list[str] = []
-        for value in _leaves(list(calls)):
+        for value in leaves(list(calls)):
             if isinstance(value, bool):
                 continue
             if isinstance(value, int | float):
@@ -90,7 +90,7 @@ class RequestValues:
         """Whether the arguments of `call` hold a value of the request that none of the calls
         `before` holds, and that the request lists with one they do hold ("copper and
         aluminum", "New York, Los Angeles", "(45, 60) and (81, 27)")."""
-        held = [value for arguments in before for value in _leaves(arguments)]
+        held = [value for arguments in before for value in leaves(arguments)]
         held_keys = {_folded(value) for value in held}
         held_spans = [span for value in held for span in self._spans(value)]
         return any(
@@ -98,15 +98,15 @@ class RequestValues:
             and any(
                 self._listed(span, other) for span in self._spans(value) for other in held_spans
             )
-            for value in _leaves(call)
+            for value in leaves(call)
         )
 
     def extends(self, call: Mapping[str, Any], before: Iterable[Mapping[str, Any]]) -> bool:
         """Whether the request writes every value the arguments of `call` hold, and one of
         them is held by none of the calls `before`: the call takes up another part of the
         request ("convert 10 dollars to euros, and deposit them in account 987654")."""
-        values = [value for value in _leaves(call) if not isinstance(value, bool)]
-        held = {_folded(value) for arguments in before for value in _leaves(arguments)}
+        values = [value for value in leaves(call) if not isinstance(value, bool)]
+        held = {_folded(value) for arguments in before for value in leaves(arguments)}
         return (
             bool(values)
             and all(self._spans(value) for value in values)
@@ -118,7 +118,7 @@ class RequestValues:
         words there are about this call ("the last match of 'Manchester United'. Also, include
         the match statistics"). A value the request writes more than once (the 52 cards of
         every draw) places the call only when it holds no value written once."""
-        held = [self._spans(value) for value in _leaves(arguments)]
+        held = [self._spans(value) for value in leaves(arguments)]
         every = {span for spans in held for span in spans}
         mine = {span for spans in held if len(spans) == 1 for span in spans} or every
         if not mine:
@@ -166,13 +166,14 @@ def _folded(value: Any) -> Any:
     return repr(value)
 
 
-def _leaves(value: Any) -> Iterator[Any]:
+def leaves(value: Any) -> Iterator[Any]:
+    """The scalars inside a value, however deep in lists and objects."""
     if isinstance(value, Mapping):
         for item in value.values():
-            yield from _leaves(item)
+            yield from leaves(item)
     elif isinstance(value, list | tuple):
         for item in value:
-            yield from _leaves(item)
+            yield from leaves(item)
     else:
         yield value
 

@@ -83,7 +83,7 @@ from typing import Any
 from ...builtin._units import known_unit
 from ...messages import Message
 from ...tools import ToolDefinition
-from ._coverage import RequestValues
+from ._coverage import RequestValues, leaves
 from ._relevance import last_request
 
 __all__ = ["Grounding"]
@@ -105,6 +105,9 @@ _RATE = re.compile(r"rate|return|yield", re.IGNORECASE)
 plain number: "5% for 5 years" is a rate of 0.05 for 5 years, "$5 at 5%" a principal of 5."""
 _CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _NEGATION = re.compile(r"\b(?:not|no|without|never)\b|n't\b")
+_VARIATION = re.compile(r"\b(?:not|no|without|never|if|whether|unless)\b|n't\b")
+"""What turns a flag off or makes it a condition: "what if the process is not isothermal", "and
+then the shortest distance if we allow transfer"."""
 _CLAUSE_END = re.compile(r"[.?!,;:]")
 _NEGATION_REACH = 40
 """Characters before a mention of a flag, within its clause, where a negation turns it down
@@ -118,6 +121,9 @@ _DEFAULT_UNIT = re.compile(
     r"\bdefaults?\b(?:\s+(?:unit\s+)?(?:is|to))?\s*:?\s*['\"]?([^'\".,;)]+)", re.I
 )
 """Where a description names the default ("Default is 'cm'", "defaults to meters")."""
+_SOURCE_WORDS = frozenset({"from", "source", "original", "input"})
+_TARGET_WORDS = frozenset({"to", "target", "desired", "output"})
+"""Words of parameter names that say which end of a conversion a parameter is."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +199,8 @@ class Grounding:
                 continue
             if name in parameters.numbers and self._made_up_number(value):
                 continue
+            if name in parameters.structures and self._made_up_inside(value):
+                continue
             flag = parameters.flags.get(name)
             if (
                 flag is not None
@@ -224,18 +232,83 @@ class Grounding:
         for name, unit in parameters.units.items():
             if name not in grounded and (written := self.unit_written(unit, grounded)):
                 grounded[name] = written
+        if parameters.conversion is not None:
+            source, target = parameters.conversion
+            if self.converts_backwards(grounded.get(source), grounded.get(target), grounded):
+                grounded[source], grounded[target] = grounded[target], grounded[source]
         return grounded
+
+    def made_up(
+        self,
+        tool: str,
+        arguments: Mapping[str, Any],
+        earlier: Sequence[tuple[str, Mapping[str, Any]]],
+    ) -> bool:
+        """Whether a call after the `earlier` ones of a reply (as name and arguments) goes on
+        past what the conversation asks: it asks an earlier call again with flags turned off
+        that the request never turns off or makes a condition of; it passes a value the
+        conversation never gave to a parameter every earlier call of the tool took from it; or
+        it passes an option the conversation does not mention where it mentions another."""
+        if not earlier:
+            return False
+        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        siblings = [before for called, before in earlier if called == tool]
+        for name, value in arguments.items():
+            if self._given(parameters, name, value):
+                continue
+            options = parameters.choices.get(name, ())
+            if any(self.mentions(option) for option in options):
+                return True
+            taken = [before[name] for before in siblings if _scalar(before.get(name))]
+            if taken and all(self._given(parameters, name, before) for before in taken):
+                return True
+        return any(self._switched_off(parameters, arguments, before) for before in siblings)
+
+    def _given(self, parameters: _Guessable, name: str, value: Any) -> bool:
+        """Whether the conversation gave a scalar `value` (lists and objects count as given):
+        an option mentioned, a string given, a number written (zero, the value of nothing
+        done, always is)."""
+        if isinstance(value, str):
+            return self.mentions(value) if name in parameters.choices else self.gave(value)
+        return value == 0 or not self._made_up_number(value)
+
+    def _switched_off(
+        self, parameters: _Guessable, arguments: Mapping[str, Any], before: Mapping[str, Any]
+    ) -> bool:
+        """Whether `arguments` are `before` with flags it turned on turned off (or left out),
+        flags the request never turns off nor makes a condition of."""
+        changed = {
+            name for name in {*arguments, *before} if arguments.get(name) != before.get(name)
+        }
+        return (
+            bool(changed)
+            and all(before.get(name) is True and name in parameters.flags for name in changed)
+            and not any(self.varies(name, parameters.flags[name]) for name in changed)
+        )
+
+    def converts_backwards(self, source: Any, target: Any, arguments: Mapping[str, Any]) -> bool:
+        """Whether a conversion from unit `source` to unit `target` (of one kind) has them the
+        wrong way round: the conversation writes a number of the call with the target unit
+        after it, and with the source unit never ("a vase 24 inches tall, but I know
+        centimeters" converts 24 from inches)."""
+        if not isinstance(source, str) or not isinstance(target, str):
+            return False
+        units = known_unit(source), known_unit(target)
+        if units[0] is None or units[1] is None or units[0] == units[1]:
+            return False
+        if units[0][0] != units[1][0]:
+            return False
+        numbers = _numbers(arguments)
+        written = {
+            (kind, canonical) for number, kind, canonical, _ in self.measures if number in numbers
+        }
+        return units[1] in written and units[0] not in written
 
     def unit_written(self, unit: _Unit, arguments: Mapping[str, Any]) -> str | None:
         """The unit of `unit`'s kind, other than its default, that the conversation writes
         after the numbers of `arguments`, as written (or as the option naming it); None where
         it writes none, or more than one."""
-        numbers = {
-            number
-            for value in arguments.values()
-            for number in (value if isinstance(value, list) else [value])
-            if isinstance(number, int | float) and not isinstance(number, bool)
-        }
+        numbers = _numbers(arguments)
         found: dict[str, str] = {}
         for number, kind, canonical, written in self.measures:
             if number in numbers and kind == unit.kind and canonical != unit.default:
@@ -267,6 +340,14 @@ class Grounding:
             return False
         return abs(value) not in self.numbers
 
+    def _made_up_inside(self, value: Any) -> bool:
+        """Whether a list or an object holds a string the conversation never gave, or a number
+        it never wrote."""
+        return any(
+            (isinstance(leaf, str) and not self.gave(leaf)) or self._made_up_number(leaf)
+            for leaf in leaves(value)
+        )
+
     def asks_for(self, name: str, flag: _Flag) -> bool:
         """Whether the conversation mentions a word of the flag's name ("first" for `first`,
         "homemade" for `isHomemade`), or two telling words of what its description says it does
@@ -281,7 +362,21 @@ class Grounding:
         request = self.request
         if request is None or not self.asks_for(name, flag):
             return False
-        text = request.text
+        here = [at for at in self._flag_mentions(name, flag) if request.nearest_held(at, arguments)]
+        return bool(here) and not any(_negated(request.text, at) for at in here)
+
+    def varies(self, name: str, flag: _Flag) -> bool:
+        """Whether the request mentions the flag in the negative or as a condition ("what if
+        the process is not isothermal", "if we allow transfer"): a call with it and another
+        without ask two things."""
+        request = self.request
+        return request is not None and any(
+            _negated(request.text, at, _VARIATION) for at in self._flag_mentions(name, flag)
+        )
+
+    def _flag_mentions(self, name: str, flag: _Flag) -> list[int]:
+        """Where the request writes a word of the flag's name, else of its description."""
+        text = self.request.text if self.request is not None else ""
 
         def found(stems: Iterable[str]) -> list[int]:
             return [
@@ -290,9 +385,7 @@ class Grounding:
                 for at in re.finditer(rf"(?<!\w){re.escape(stem)}", text)
             ]
 
-        mentions = found(_stems(_CAMEL_HUMP.sub(" ", name))) or found(flag.cues)
-        here = [at for at in mentions if request.nearest_held(at, arguments)]
-        return bool(here) and not any(_negated(text, at) for at in here)
+        return found(_stems(_CAMEL_HUMP.sub(" ", name))) or found(flag.cues)
 
     def mentions(self, option: str) -> bool:
         """Whether the conversation holds `option` whole, or a word like a telling word of it."""
@@ -353,6 +446,12 @@ class _Guessable:
     """Those of them named as a rate, a return or a yield."""
     units: Mapping[str, _Unit] = field(default_factory=dict)
     """Optional, taking a unit, with a default unit the schema names."""
+    choices: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Taking one of an `enum`'s strings, required or not: its options."""
+    structures: frozenset[str] = frozenset()
+    """Optional, taking a list or an object, other than a list of an `enum`'s strings."""
+    conversion: tuple[str, str] | None = None
+    """The string parameters naming the two ends of a conversion, from and to."""
 
 
 _NOTHING_GUESSABLE = _Guessable()
@@ -371,6 +470,9 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
     fractions: set[str] = set()
     rates: set[str] = set()
     units: dict[str, _Unit] = {}
+    choices: dict[str, frozenset[str]] = {}
+    structures: set[str] = set()
+    ends: dict[str, list[str]] = {"source": [], "target": []}
     for name, schema in properties.items():
         if not isinstance(schema, Mapping):
             continue
@@ -384,6 +486,13 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
             fractions.add(name)
             if _RATE.search(name):
                 rates.add(name)
+        if kind == "string":
+            words = set(_folded(_CAMEL_HUMP.sub(" ", name)).split())
+            for end, named in (("source", _SOURCE_WORDS), ("target", _TARGET_WORDS)):
+                if words & named:
+                    ends[end].append(name)
+            if isinstance(schema.get("enum"), list):
+                choices[name] = frozenset(map(str, schema["enum"]))
         if optional and kind == "string" and "const" not in schema:
             (options if "enum" in schema else free_text).add(name)
         elif optional and kind in ("integer", "number") and "enum" not in schema:
@@ -393,6 +502,12 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
             flags[name] = _Flag(schema.get("default") is True, description, optional)
         elif isinstance(listed, list) and listed and all(isinstance(o, str) for o in listed):
             option_lists[name] = _OptionList(frozenset(listed), not optional)
+        elif optional and kind in ("array", "object"):
+            structures.add(name)
+    [sources, targets] = ends.values()
+    conversion = None
+    if len(sources) == len(targets) == 1 and sources != targets:
+        conversion = (sources[0], targets[0])
     return _Guessable(
         frozenset(free_text),
         frozenset(options),
@@ -402,6 +517,9 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         frozenset(fractions),
         frozenset(rates),
         units,
+        choices,
+        frozenset(structures),
+        conversion,
     )
 
 
@@ -442,9 +560,23 @@ def _stems(text: object) -> frozenset[str]:
     return frozenset(word[:_STEM] for word in words if len(word) >= _TELLING_WORD)
 
 
-def _negated(text: str, at: int) -> bool:
+def _negated(text: str, at: int, negation: re.Pattern[str] = _NEGATION) -> bool:
     clause = max((found.end() for found in _CLAUSE_END.finditer(text, 0, at)), default=0)
-    return bool(_NEGATION.search(text, max(clause, at - _NEGATION_REACH), at))
+    return bool(negation.search(text, max(clause, at - _NEGATION_REACH), at))
+
+
+def _numbers(arguments: Mapping[str, Any]) -> set[float]:
+    """The numbers a call passes, on their own or in a list."""
+    return {
+        number
+        for value in arguments.values()
+        for number in (value if isinstance(value, list) else [value])
+        if isinstance(number, int | float) and not isinstance(number, bool)
+    }
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
 def _percentages(text: str) -> tuple[frozenset[float], frozenset[float]]:

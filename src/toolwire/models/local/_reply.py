@@ -184,6 +184,8 @@ class Reply:
                         run.stop()
                         break
                     seen.add(call.key)
+                    if self._made_up(call, written):
+                        continue
                     written.append(call)
                     self.kept += 1
                     for event in self._read(call.text):
@@ -232,6 +234,19 @@ class Reply:
         elif decided is None and held:
             for event in self._read("".join(held)):
                 yield event
+
+    def _made_up(self, call: _Call, written: Sequence[_Call]) -> bool:
+        """Whether the call goes on past what the conversation asks (see
+        `Grounding.made_up`): dropped, while the model writes on."""
+        grounding = self.plan.grounding
+        return (
+            grounding is not None
+            and isinstance(call.name, str)
+            and isinstance(call.arguments, dict)
+            and grounding.made_up(
+                call.name, call.arguments, [(c.name, c.arguments) for c in written]
+            )
+        )
 
     def _unused_values_evidence(self) -> Callable[[str], float] | None:
         values, steering = self.request_values, self.steering
