@@ -175,8 +175,14 @@ def test_a_flag_the_request_asks_for_a_call_is_turned_on() -> None:
 
 @given(
     st.dictionaries(
-        st.sampled_from(["team", "games", "league", "location", "venue", "extra"]),
-        st.one_of(st.text(max_size=12), st.integers(), st.booleans(), st.none()),
+        st.sampled_from(["team", "games", "league", "location", "venue", "opponents", "extra"]),
+        st.one_of(
+            st.text(max_size=12),
+            st.integers(),
+            st.booleans(),
+            st.none(),
+            st.lists(st.text(max_size=12) | st.integers(), max_size=3),
+        ),
     ),
     st.text(max_size=60),
 )
@@ -196,6 +202,15 @@ def test_grounding_only_leaves_arguments_out_or_turns_on_a_flag_asked_for(
         if name == "games":  # a number the request does not hold, and no number in words
             assert isinstance(value, int) and grounding.numbers is not None
             assert abs(value) not in grounding.numbers
+        elif name == "opponents":  # holding a string never given or a number never written
+            held = value if isinstance(value, list) else [value]
+            assert any(
+                not grounding.gave(item)
+                if isinstance(item, str)
+                else grounding.numbers is not None and abs(item) not in grounding.numbers
+                for item in held
+                if not isinstance(item, bool) and item is not None
+            )
         else:
             assert name in {"league", "location", "venue"} and isinstance(value, str)
     # A value that is the whole request (in words, as models copy it) is always kept.
@@ -438,3 +453,180 @@ def test_a_call_written_again_reads_back_as_that_call(
             len(written),
             {"name": name, "arguments": arguments},
         )
+
+
+def _tool(name: str, required: list[str], **properties: dict[str, Any]) -> ToolDefinition:
+    return ToolDefinition(
+        name=name,
+        description=name.replace("_", " "),
+        parameters={"type": "object", "properties": properties, "required": required},
+    )
+
+
+BELIEFS = _tool("religion_core_beliefs", ["religion"], religion={"type": "string"})
+STOCK = _tool("stock_data", ["symbol"], symbol={"type": "string"})
+RAINFALL = _tool(
+    "precipitation_stats",
+    ["location", "time_frame"],
+    location={"type": "string"},
+    time_frame={"type": "string", "enum": ["six_months", "year", "five_years"]},
+)
+EVENT_DATE = _tool(
+    "event_date",
+    ["event_name"],
+    event_name={"type": "string"},
+    calculate_years_ago={"type": "boolean"},
+)
+ENTROPY = _tool(
+    "entropy_change",
+    ["initial_temp", "final_temp"],
+    initial_temp={"type": "number"},
+    final_temp={"type": "number"},
+    isothermal={"type": "boolean", "default": True},
+)
+
+
+def test_a_later_call_with_a_value_the_request_never_gave_is_made_up() -> None:
+    # BFCL parallel_multiple_111: after Buddhism and Hinduism, Judaism, Christianity, Islam.
+    asked = Grounding.of(
+        [Message.user("What are the core beliefs of Buddhism, and of Hinduism?")], [BELIEFS]
+    )
+    buddhism, hinduism, judaism = ({"religion": r} for r in ("Buddhism", "Hinduism", "Judaism"))
+    earlier = [(BELIEFS.name, buddhism)]
+    assert not asked.made_up(BELIEFS.name, hinduism, earlier)
+    assert asked.made_up(BELIEFS.name, judaism, [*earlier, (BELIEFS.name, hinduism)])
+    # The first call of a reply is the model's reading of the request, not judged so.
+    assert not asked.made_up(BELIEFS.name, judaism, [])
+    # Only the tool's own earlier calls show where its values come from.
+    assert not asked.made_up(BELIEFS.name, judaism, [("history_of", buddhism)])
+    # Where they too passed values of their own, those are the model's knowledge.
+    tickers = Grounding.of([Message.user("Closing prices of Apple, Google and Microsoft")], [STOCK])
+    known = [(STOCK.name, {"symbol": "AAPL"}), (STOCK.name, {"symbol": "GOOGL"})]
+    assert not tickers.made_up(STOCK.name, {"symbol": "MSFT"}, known)
+
+
+def test_a_later_call_with_an_option_nobody_mentioned_beside_ones_mentioned_is_made_up() -> None:
+    # BFCL parallel_multiple_173: six months of rain between the past year and five years.
+    asked = Grounding.of(
+        [Message.user("Rainfall in the Amazon for the past year, then for five years.")],
+        [RAINFALL],
+    )
+    year = {"location": "Amazon", "time_frame": "year"}
+    earlier = [(RAINFALL.name, year)]
+    assert asked.made_up(RAINFALL.name, {**year, "time_frame": "six_months"}, earlier)
+    assert not asked.made_up(RAINFALL.name, {**year, "time_frame": "five_years"}, earlier)
+    # Mentioning no option, the request leaves the choice to the model.
+    vague = Grounding.of([Message.user("Rainfall in the Amazon and the Congo")], [RAINFALL])
+    assert not vague.made_up(RAINFALL.name, {**year, "location": "Congo"}, earlier)
+
+
+def test_a_later_call_turning_off_a_flag_the_request_never_turns_off_is_made_up() -> None:
+    # BFCL parallel_multiple_93: "how many years ago" asked for, then the same call without.
+    asked = Grounding.of(
+        [
+            Message.user(
+                "When were the Magna Carta and the Treaty of Rome signed, how many years ago?"
+            )
+        ],
+        [EVENT_DATE],
+    )
+    on = {"event_name": "Magna Carta", "calculate_years_ago": True}
+    earlier = [(EVENT_DATE.name, on)]
+    assert asked.made_up(EVENT_DATE.name, {**on, "calculate_years_ago": False}, earlier)
+    assert not asked.made_up(EVENT_DATE.name, {**on, "event_name": "Treaty of Rome"}, earlier)
+    assert not asked.made_up(EVENT_DATE.name, on, [(EVENT_DATE.name, {**on, "x": 1})])
+    # Turned off in the request, or made a condition of, with and without ask two things.
+    isothermal = {"initial_temp": 300, "final_temp": 350, "isothermal": True}
+    for said in (
+        "From 300 K to 350 K, isothermal. What if the process is not isothermal?",
+        "From 300 K to 350 K; and what if the process were isothermal?",
+    ):
+        varied = Grounding.of([Message.user(said)], [ENTROPY])
+        off = {**isothermal, "isothermal": False}
+        assert not varied.made_up(ENTROPY.name, off, [(ENTROPY.name, isothermal)])
+    # Left out, a flag on by default stays on: nothing is turned off.
+    plain = Grounding.of([Message.user("From 300 K to 350 K, isothermal.")], [ENTROPY])
+    assert plain.made_up(
+        ENTROPY.name, {**isothermal, "isothermal": False}, [(ENTROPY.name, isothermal)]
+    )
+    left_out = {"initial_temp": 300, "final_temp": 350}
+    assert not plain.made_up(ENTROPY.name, left_out, [(ENTROPY.name, isothermal)])
+
+
+BALANCE = _tool(
+    "calculate_balance",
+    ["account"],
+    account={"type": "string"},
+    transactions={
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {"amount": {"type": "number"}, "type": {"type": "string"}},
+        },
+    },
+)
+
+
+def test_a_list_or_object_holding_a_made_up_value_is_left_out() -> None:
+    # BFCL parallel_multiple_26: transactions nobody gave for "the total balance".
+    asked = Grounding.of(
+        [Message.user("Get the history of account '00125648' and calculate the total balance.")],
+        [BALANCE],
+    )
+    made = {"account": "00125648", "transactions": [{"amount": 100.0, "type": "credit"}]}
+    assert asked.arguments(BALANCE.name, made) == {"account": "00125648"}
+    given_ = Grounding.of(
+        [Message.user("Account '00125648' had a credit of 100 and a debit of 40: the balance?")],
+        [BALANCE],
+    )
+    both = [{"amount": 100, "type": "credit"}, {"amount": 40, "type": "debit"}]
+    assert given_.arguments(BALANCE.name, {**made, "transactions": both}) == {
+        **made,
+        "transactions": both,
+    }
+    playing = Grounding.of([Message.user("Arsenal's next games against Chelsea")], [SCHEDULE])
+    for opponents, kept in ((["Chelsea"], True), (["Chelsea", "Liverpool"], False)):
+        call = {"team": "Arsenal", "opponents": opponents}
+        assert ("opponents" in playing.arguments(SCHEDULE.name, call)) is kept
+
+
+CONVERT = _tool(
+    "unit_convert",
+    ["value", "from_unit", "to_unit"],
+    value={"type": "number"},
+    from_unit={"type": "string"},
+    to_unit={"type": "string"},
+)
+
+
+def test_a_conversion_written_backwards_is_turned_round() -> None:
+    # BFCL parallel_multiple_92.
+    vase = Grounding.of(
+        [Message.user("The vase is 24 inches tall, but I know centimeters. How tall is it?")],
+        [CONVERT],
+    )
+    forwards = {"value": 24, "from_unit": "inches", "to_unit": "centimeters"}
+    backwards = {**forwards, "from_unit": "centimeters", "to_unit": "inches"}
+    assert vase.arguments(CONVERT.name, backwards) == forwards
+    assert vase.arguments(CONVERT.name, forwards) == forwards
+    # Units of two kinds, or a number written after both units or neither: as written.
+    assert vase.arguments(CONVERT.name, {**backwards, "from_unit": "kilograms"}) == {
+        **backwards,
+        "from_unit": "kilograms",
+    }
+    for said in ("Is 24 inches more than 24 centimeters?", "Take 24 from inches to centimeters"):
+        either = Grounding.of([Message.user(said)], [CONVERT])
+        assert either.arguments(CONVERT.name, backwards) == backwards
+
+
+@given(
+    st.lists(st.from_regex(r"[A-Z][a-z]{3,8}", fullmatch=True), min_size=1, max_size=5),
+    st.data(),
+)
+def test_later_calls_passing_what_the_request_gives_are_never_made_up(
+    religions: list[str], data: st.DataObject
+) -> None:
+    asked = Grounding.of([Message.user(f"Core beliefs of {', '.join(religions)}")], [BELIEFS])
+    picked = data.draw(st.lists(st.sampled_from(religions), min_size=1, max_size=4))
+    earlier = [(BELIEFS.name, {"religion": religion}) for religion in picked[:-1]]
+    assert not asked.made_up(BELIEFS.name, {"religion": picked[-1]}, earlier)

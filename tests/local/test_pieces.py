@@ -31,10 +31,12 @@ from toolwire.models.local._engine import (
     _StopMatcher,
 )
 from toolwire.models.local._formats import HERMES, PROMPTED, call_key, detect_format
+from toolwire.models.local._grounding import Grounding
 from toolwire.models.local._relevance import RELEVANCE_MAX_TOKENS, request_contrast
 from toolwire.models.local._reply import Plan, Reply, Steering
 from toolwire.models.local._sampling import ValueTokens
 from toolwire.models.local._template import ChatTemplate, template_messages
+from toolwire.tools import ToolDefinition
 
 
 @pytest.mark.parametrize(
@@ -311,36 +313,61 @@ class _ScriptedEngine:
         )
 
 
+STEERING = Steering(
+    call_openers=(), call_threshold=None, answer_openers_banned=(), prose_only=(),
+    another_call_threshold=0.001,
+)  # fmt: skip
+
+
+def _scripted_reply(plan: Plan, *replies: tuple[str, EngineFinish]) -> tuple[str, str]:
+    """The text and finish reason of a reply whose generations are `replies`."""
+    engine = _ScriptedEngine(*replies)
+    request = GenerationRequest(tokens=[1], max_tokens=512)
+    events = Reply(cast(Engine, engine), HERMES, plan, request, None, STEERING).events()
+
+    async def collect() -> tuple[str, str]:
+        texts, finish = [], ""
+        async for event in events:
+            if isinstance(event, TextDelta):
+                texts.append(event.text)
+            elif isinstance(event, ResponseCompleted):
+                finish = event.finish_reason
+        return "".join(texts), finish
+
+    return anyio.run(collect)
+
+
 def test_a_call_the_model_loops_in_is_dropped() -> None:
     whole = HERMES.write("hotel_find", {"location": "Paris"}, first=True)
     looping = '\n<tool_call>\n{"name": "hotel_find", "arguments": {"amenities": [' + (
         '"Gym", "Spa", ' * LOOP_REPEATS
     )
-    steering = Steering(
-        call_openers=(), call_threshold=None, answer_openers_banned=(), prose_only=(),
-        another_call_threshold=0.001,
-    )  # fmt: skip
-
-    def reply(mode: str, *replies: tuple[str, EngineFinish]) -> tuple[str, str]:
-        engine = _ScriptedEngine(*replies)
-        plan = Plan("forced" if mode == "forced" else "decide", grammar="root ::= call")
-        request = GenerationRequest(tokens=[1], max_tokens=512)
-        events = Reply(cast(Engine, engine), HERMES, plan, request, None, steering).events()
-
-        async def collect() -> tuple[str, str]:
-            texts, finish = [], ""
-            async for event in events:
-                if isinstance(event, TextDelta):
-                    texts.append(event.text)
-                elif isinstance(event, ResponseCompleted):
-                    finish = event.finish_reason
-            return "".join(texts), finish
-
-        return anyio.run(collect)
-
+    forced, decide = (Plan(mode, grammar="root ::= call") for mode in ("forced", "decide"))
     # The calls before it stand, and the reply ends there, not at the token limit.
-    assert reply("forced", (whole + looping, "looping")) == (whole, "stop")
+    assert _scripted_reply(forced, (whole + looping, "looping")) == (whole, "stop")
     # Left with no call, a reply the model chose to open with a call is written as text.
-    assert reply(
-        "decide", ("<tool_call>", "stop"), (looping.lstrip("\n"), "looping"), ("No idea.", "stop")
+    assert _scripted_reply(
+        decide, ("<tool_call>", "stop"), (looping.lstrip("\n"), "looping"), ("No idea.", "stop")
     ) == ("No idea.", "stop")
+
+
+def test_a_call_going_on_past_the_request_is_dropped_while_the_model_writes_on() -> None:
+    beliefs = ToolDefinition(
+        name="core_beliefs",
+        description="The core beliefs of a religion.",
+        parameters={
+            "type": "object",
+            "properties": {"religion": {"type": "string"}},
+            "required": ["religion"],
+        },
+    )
+    asked = [Message.user("The core beliefs of Buddhism and of Hinduism, please.")]
+    calls = [
+        HERMES.write(beliefs.name, {"religion": religion}, first=not at)
+        for at, religion in enumerate(["Buddhism", "Judaism", "Hinduism"])
+    ]
+    grounded = Plan("forced", grammar="root ::= call", grounding=Grounding.of(asked, [beliefs]))
+    assert _scripted_reply(grounded, ("".join(calls), "stop")) == (calls[0] + calls[2], "stop")
+    # Without grounding, every call the model writes goes on.
+    ungrounded = Plan("forced", grammar="root ::= call")
+    assert _scripted_reply(ungrounded, ("".join(calls), "stop")) == ("".join(calls), "stop")
