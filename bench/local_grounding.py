@@ -3,8 +3,9 @@
     python bench/local_grounding.py DATASET.jsonl PREDICTIONS.jsonl [-v]
 
 Each predicted call's arguments are grounded as the `local` adapter grounds them (see
-`toolwire.models.local._grounding`; `drop_guessed_arguments`), and every item is scored before
-and after with BFCL's AST rules. The adapter grounds each call as it is written, so on a run made
+`toolwire.models.local._grounding`; `drop_guessed_arguments`), a call after the first that goes
+on past the request is dropped (`Grounding.made_up`), and every item is scored before and after
+with BFCL's AST rules. The adapter grounds each call as it is written, so on a run made
 without it this replay gives what a run with it would have scored (it also stops a reply at a
 call that grounding makes a repeat of an earlier one; replayed, both stay). On the raw model's
 predictions, which are kept: `bench/results/local.raw.jsonl`.
@@ -48,6 +49,9 @@ def main() -> None:
             if call.arguments is not None:
                 arguments = grounding.arguments(call.name, call.arguments, earlier)
                 earlier.append((call.name, arguments))
+                kept = [(c.name, c.arguments) for c in grounded if c.arguments is not None]
+                if grounding.made_up(call.name, arguments, kept):
+                    continue
                 call = PredictedCall(name=call.name, arguments=arguments)
             grounded.append(call)
         before = score_item(item, prediction.calls).correct

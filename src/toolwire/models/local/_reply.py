@@ -16,8 +16,10 @@ too. A call that asks a tool for part of what an earlier call of the reply asked
 made already (having asked for the restaurants of Paris that serve Italian food, a small model
 goes on to ask for those of Paris: replayed on BFCL, 1 parallel-multiple item made right and
 none wrong). A call the model writes only on trial (see
-`_coverage`) reaches the reply only if the trial keeps it. A `decide` reply left with no new
-call is written again as text.
+`_coverage`) reaches the reply only if the trial keeps it. A later call that goes on past what
+the conversation asks (made-up values where the tool's earlier calls took theirs from the
+request, an earlier call again with a flag turned off: see `Grounding.made_up`) is dropped while
+the model writes on. A `decide` reply left with no new call is written again as text.
 """
 
 from __future__ import annotations
