@@ -228,6 +228,11 @@ def test_a_made_up_optional_number_is_left_out_unless_numbers_may_be_in_words() 
     in_words = Grounding.of([Message.user("Manchester United's next six games")], [SCHEDULE])
     assert in_words.arguments("team_schedule", {"games": 6}) == {"games": 6}
     assert in_words.arguments("team_schedule", {"games": 10}) == {"games": 10}
+    # An ordinal marking a step of the request stands for no number; one in a sentence may.
+    steps = Grounding.of([Message.user("First, the next 6 games. Second, the table.")], [SCHEDULE])
+    assert steps.arguments("team_schedule", {"games": 10}) == {}
+    ordinal = Grounding.of([Message.user("The first 6 games, and the second ones.")], [SCHEDULE])
+    assert ordinal.arguments("team_schedule", {"games": 10}) == {"games": 10}
     # Digits anywhere in the conversation count, thousands separators and all.
     results = [*ASKED, Message.user("Their stadium holds 74,310.")]
     assert Grounding.of(results, [SCHEDULE]).arguments("team_schedule", {"games": 74310}) == {

@@ -116,6 +116,11 @@ _NUMBER_WORDS = re.compile(
     r"seventh|eighth|ninth|tenth)s?\b"
 )
 """Words that may stand for a number: where a conversation has any, numbers are not judged."""
+_ORDINAL_MARKER = re.compile(
+    r"(^|[.!?:\"\n])\s*(?:first|second|third|fourth|fifth|sixth)(?:ly)?\s*,"
+)
+"""An ordinal opening a sentence to mark a step ("First, I'd like..."): it stands for no number
+(replayed on BFCL: 1 parallel item made right, none wrong)."""
 _PERCENTAGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|percent\b)")
 _RATE = re.compile(r"rate|return|yield", re.IGNORECASE)
 """In a parameter's name, what says it takes a percentage the conversation also writes as a
@@ -179,7 +184,7 @@ class Grounding:
         said = _folded(text)
         words = frozenset(said.split())
         numbers = None
-        if not _NUMBER_WORDS.search(text.casefold()):
+        if not _NUMBER_WORDS.search(_ORDINAL_MARKER.sub(r"\1", text.casefold())):
             written = [float(found.replace(",", "")) for found in _NUMBER.findall(text)]
             numbers = frozenset([*written, *(number / 100 for number in written)])
         last = last_request(list(messages))
