@@ -29,7 +29,8 @@ stops at a call it has already made (small models repeat one until the token lim
 in (`_engine.LOOP_REPEATS`), and with
 `drop_guessed_arguments` (the default) a call loses the optional arguments whose values the
 conversation never gave, so the tool's defaults apply, and passes a percentage of the request
-("5%") to a `number` parameter as the fraction (`_grounding`).
+("5%") to a `number` parameter as the fraction, and a later call that goes on past what the
+conversation asks is dropped (`_grounding`).
 - `none`: the tools stay in the prompt (so the cache still matches) but the family's call marker
   cannot be sampled and nothing is read as a call.
 """
