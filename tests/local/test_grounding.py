@@ -619,9 +619,39 @@ def test_a_conversion_written_backwards_is_turned_round() -> None:
         **backwards,
         "from_unit": "kilograms",
     }
-    for said in ("Is 24 inches more than 24 centimeters?", "Take 24 from inches to centimeters"):
+    for said in ("Is 24 inches more than 24 centimeters?", "Take 24, in inches or centimeters"):
         either = Grounding.of([Message.user(said)], [CONVERT])
         assert either.arguments(CONVERT.name, backwards) == backwards
+
+
+TRAFFIC = _tool(  # BFCL multiple_66
+    "traffic_estimate",
+    ["start_location", "end_location"],
+    start_location={"type": "string"},
+    end_location={"type": "string"},
+)
+
+
+def test_ends_written_backwards_are_turned_round_where_the_request_says_from_and_to() -> None:
+    trip = Grounding.of(
+        [Message.user("How much traffic should I expect from Las Vegas to Los Angeles?")],
+        [TRAFFIC],
+    )
+    forwards = {"start_location": "Las Vegas", "end_location": "Los Angeles"}
+    backwards = {"start_location": "Los Angeles", "end_location": "Las Vegas"}
+    assert trip.arguments(TRAFFIC.name, backwards) == forwards
+    assert trip.arguments(TRAFFIC.name, forwards) == forwards
+    units = Grounding.of([Message.user("Take 24 from inches to centimeters")], [CONVERT])
+    assert units.arguments(
+        CONVERT.name, {"value": 24, "from_unit": "centimeters", "to_unit": "inches"}
+    ) == {"value": 24, "from_unit": "inches", "to_unit": "centimeters"}
+    # Both ways written, or the pair never written "from ... to": as written.
+    for said in (
+        "From Las Vegas to Los Angeles, then from Los Angeles back to Las Vegas.",
+        "Traffic between Las Vegas and Los Angeles?",
+    ):
+        either = Grounding.of([Message.user(said)], [TRAFFIC])
+        assert either.arguments(TRAFFIC.name, backwards) == backwards
 
 
 @given(

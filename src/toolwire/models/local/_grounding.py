@@ -76,7 +76,10 @@ Lists and objects are judged like the values they hold: an optional one holding 
 conversation never gave, or a number it never wrote, is left out (transactions nobody gave to
 "calculate the total balance"). A conversion between two units of one kind is turned round
 where the conversation writes the call's number after the unit it converts to, and never after
-the one it converts from ("a vase 24 inches tall, but I know centimeters").
+the one it converts from ("a vase 24 inches tall, but I know centimeters"); so are the two ends
+of any call, a route's say, where the conversation writes "from" the second "to" the first and
+never "from" the first ("traffic from Las Vegas to Los Angeles": replayed on BFCL, multiple +1
+over toolwire's calls and over the raw model's, none wrong).
 
 A call after the first of a reply may go on past what the request asks (see `made_up`): out of
 the request's values, a small model makes up more (the core beliefs of Judaism, Christianity and
@@ -143,9 +146,9 @@ _DEFAULT_UNIT = re.compile(
     r"\bdefaults?\b(?:\s+(?:unit\s+)?(?:is|to))?\s*:?\s*['\"]?([^'\".,;)]+)", re.I
 )
 """Where a description names the default ("Default is 'cm'", "defaults to meters")."""
-_SOURCE_WORDS = frozenset({"from", "source", "original", "input"})
-_TARGET_WORDS = frozenset({"to", "target", "desired", "output"})
-"""Words of parameter names that say which end of a conversion a parameter is."""
+_SOURCE_WORDS = frozenset({"from", "source", "original", "input", "start", "origin", "departure"})
+_TARGET_WORDS = frozenset({"to", "target", "desired", "output", "end", "destination", "arrival"})
+"""Words of parameter names that say which end of a conversion or a route a parameter is."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,9 +257,11 @@ class Grounding:
         for name, unit in parameters.units.items():
             if name not in grounded and (written := self.unit_written(unit, grounded)):
                 grounded[name] = written
-        if parameters.conversion is not None:
-            source, target = parameters.conversion
-            if self.converts_backwards(grounded.get(source), grounded.get(target), grounded):
+        if parameters.ends is not None:
+            source, target = parameters.ends
+            if self.converts_backwards(
+                grounded.get(source), grounded.get(target), grounded
+            ) or self.goes_backwards(grounded.get(source), grounded.get(target)):
                 grounded[source], grounded[target] = grounded[target], grounded[source]
         return grounded
 
@@ -330,6 +335,17 @@ class Grounding:
             (kind, canonical) for number, kind, canonical, _ in self.measures if number in numbers
         }
         return units[1] in written and units[0] not in written
+
+    def goes_backwards(self, source: Any, target: Any) -> bool:
+        """Whether a call from `source` to `target` has them the wrong way round: the
+        conversation writes "from `target` to `source`", and "from `source`" never ("traffic
+        from Las Vegas to Los Angeles")."""
+        if not isinstance(source, str) or not isinstance(target, str):
+            return False
+        return (
+            f" from{_folded(target)}to{_folded(source)}" in self.said
+            and f" from{_folded(source)}" not in self.said
+        )
 
     def unit_written(self, unit: _Unit, arguments: Mapping[str, Any]) -> str | None:
         """The unit of `unit`'s kind, other than its default, that the conversation writes
@@ -477,8 +493,8 @@ class _Guessable:
     """Taking one of an `enum`'s strings, required or not: its options."""
     structures: frozenset[str] = frozenset()
     """Optional, taking a list or an object, other than a list of an `enum`'s strings."""
-    conversion: tuple[str, str] | None = None
-    """The string parameters naming the two ends of a conversion, from and to."""
+    ends: tuple[str, str] | None = None
+    """The string parameters naming the two ends of a conversion or a route, from and to."""
 
 
 _NOTHING_GUESSABLE = _Guessable()
@@ -532,9 +548,9 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         elif optional and kind in ("array", "object"):
             structures.add(name)
     [sources, targets] = ends.values()
-    conversion = None
+    from_to = None
     if len(sources) == len(targets) == 1 and sources != targets:
-        conversion = (sources[0], targets[0])
+        from_to = (sources[0], targets[0])
     return _Guessable(
         frozenset(free_text),
         frozenset(options),
@@ -546,7 +562,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         units,
         choices,
         frozenset(structures),
-        conversion,
+        from_to,
     )
 
 
