@@ -175,7 +175,9 @@ def test_prompted_mode_forced_calls_match_the_schema(smol: LocalModel) -> None:
         ((name, arguments),) = calls_of(events)
         assert name == "convert_units"
         tools[name].validate(arguments)  # raises if the arguments break the schema
-        assert arguments["value"] == 100 and arguments["to_unit"] == "mi"
+        # The unit a 135M model picks moves with the CPU's kernels ("mi" on AVX2, "m" on
+        # AVX-512); the schema check above is what strict mode promises.
+        assert arguments["value"] == 100
 
 
 def test_the_engine_goes_on_after_a_checkpoint_only_if_the_model_would(smol: LocalModel) -> None:
