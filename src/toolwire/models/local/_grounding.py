@@ -259,10 +259,9 @@ class Grounding:
                 grounded[name] = written
         if parameters.ends is not None:
             source, target = parameters.ends
-            if self.converts_backwards(
-                grounded.get(source), grounded.get(target), grounded
-            ) or self.goes_backwards(grounded.get(source), grounded.get(target)):
-                grounded[source], grounded[target] = grounded[target], grounded[source]
+            ends = grounded.get(source), grounded.get(target)
+            if self.converts_backwards(*ends, grounded) or self.goes_backwards(*ends):
+                grounded[source], grounded[target] = ends[1], ends[0]
         return grounded
 
     def made_up(
