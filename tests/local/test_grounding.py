@@ -247,8 +247,10 @@ LOAN = ToolDefinition(
         "type": "object",
         "properties": {
             "principal": {"type": "number"},
-            "rate": {"type": "number", "description": "The annual interest rate."},
+            "rate": {"type": "number", "description": "The annual interest rate, as a decimal."},
+            "margin": {"type": "number", "minimum": 0, "maximum": 1},
             "fee": {"type": "number", "description": "The fee, in percent of the principal."},
+            "tax": {"type": "number", "description": "The tax rate."},
             "years": {"type": "integer"},
         },
         "required": ["principal", "rate", "fee", "years"],
@@ -256,18 +258,19 @@ LOAN = ToolDefinition(
 )
 
 
-def test_a_percentage_passed_whole_becomes_the_fraction_unless_percent_is_asked_for() -> None:
+def test_a_percentage_becomes_the_fraction_only_where_the_schema_declares_one() -> None:
     grounding = Grounding.of(
-        [Message.user("Monthly payment on $5000 at 5% for 10 years, with a 2 percent fee?")],
+        [Message.user("Payment on $5000 at 5% for 10 years, a 2 percent fee, 3% margin, 7% tax?")],
         [LOAN],
     )
-    passed = {"principal": 5000, "rate": 5, "fee": 2, "years": 10}
-    assert grounding.arguments("loan_payment", passed) == {**passed, "rate": 0.05}
+    passed = {"principal": 5000, "rate": 5, "fee": 2, "margin": 3, "tax": 7, "years": 10}
+    # "as a decimal" and a maximum of 1 declare fractions; "in percent" and a schema that
+    # says nothing leave the value as the model wrote it.
+    assert grounding.arguments("loan_payment", passed) == {**passed, "rate": 0.05, "margin": 0.03}
     # Already a fraction, or a number that is not one of the percentages, stays as it is.
     for rate in (0.05, 6, 0.5):
         assert grounding.arguments("loan_payment", {"rate": rate}) == {"rate": rate}
-    # A percentage that is also written as a plain number may be either: it is the fraction
-    # where the parameter is named as a rate (BFCL parallel_173: "7% ... for 7 years").
+    # A percentage also written plain is still no fraction where the schema wants one.
     twice = Grounding.of([Message.user("Payment on $5 at 5% for 5 years?")], [LOAN])
     assert twice.arguments("loan_payment", {"principal": 5, "rate": 5}) == {
         "principal": 5,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import codecs
 import ctypes
+import dataclasses
 import importlib
 import math
 import os
@@ -27,7 +28,7 @@ from typing import Any, Literal
 from ...errors import ProviderError, UsageError
 from ._sampling import GrammarSampler, ValueTokens
 
-__all__ = ["Engine", "Generation", "GenerationRequest", "GoOn"]
+__all__ = ["Engine", "GateReading", "Generation", "GenerationRequest", "GoOn"]
 
 EngineFinish = Literal["stop", "length", "interrupted", "stop_sequence", "looping"]
 
@@ -131,6 +132,17 @@ class Generation:
     cached_tokens: int
     output_tokens: int
     finish: EngineFinish
+    gate: GateReading | None = None
+    """What the gate read, for a gated request (benchmarks fit the gate on these)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GateReading:
+    probability: float
+    """The probability the model gave the gate's tokens."""
+    nats: float | None
+    """The contrast's nats, where the gate had one."""
+    opened: bool
 
 
 def default_threads() -> int:
@@ -327,13 +339,15 @@ class Engine:
                 nats = self._contrast_nats(contrast, scores, should_stop)
                 if nats is None:
                     return _interrupted(len(tokens))
-            opening = None
+            opening = reading = None
             if gate is not None:
-                if gate.opens(self._probability(gate.tokens), nats):
+                probability = self._probability(gate.tokens)
+                reading = GateReading(probability, nats, gate.opens(probability, nats))
+                if reading.opened:
                     opening = _likeliest(self.llm._ctx, -1, gate.tokens)
                 else:
                     samplers.append(self._sampler(request, (*request.banned_tokens, *gate.tokens)))
-            return self._sample(
+            generation = self._sample(
                 request,
                 samplers,
                 len(tokens),
@@ -343,6 +357,7 @@ class Engine:
                 should_stop,
                 opening=opening,
             )
+            return dataclasses.replace(generation, gate=reading)
         finally:
             for sampler in samplers:
                 sampler.close()

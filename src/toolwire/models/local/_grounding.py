@@ -56,13 +56,10 @@ the option "vegan"); judged by whole words, as free text is, four more right cal
 gone wrong ("children", "ratings", "month", "details").
 
 A percentage the conversation writes ("5%", "7 percent") that a call passes as the whole number
-to a `number` parameter becomes the fraction, unless the parameter's description says it takes a
-percentage: "the annual interest rate" is 0.05 to a program, as most BFCL tools expect (71 of
-the 95 expected values that are a request's percentage, the rest of them mostly described as "in
-percentage"). Replayed, it makes 4 of the raw model's simple items right and none wrong. A
-percentage also written as a plain number may be either ("$5 at 5%"), and becomes the fraction
-only for a parameter named as a rate, a return or a yield: "7% ... for 7 years" was left whole
-for `annual_return` before (2 parallel items of toolwire's made right by that, none wrong).
+to a `number` parameter whose schema declares a fraction (a `maximum` of 1 or less, or a
+description saying "fraction", "decimal" or "between 0 and 1") becomes the fraction: the tool's
+author said how the value is written, and 5 is no fraction. Where the schema says nothing, the
+value stays as the model wrote it.
 
 A unit the call leaves to the tool's default is the one the request writes after a number of the
 call, where that unit is of the default's kind and not the default: "a circle with a radius of
@@ -125,9 +122,11 @@ _ORDINAL_MARKER = re.compile(
 """An ordinal opening a sentence to mark a step ("First, I'd like..."): it stands for no number
 (replayed on BFCL: 1 parallel item made right, none wrong)."""
 _PERCENTAGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|percent\b)")
-_RATE = re.compile(r"rate|return|yield", re.IGNORECASE)
-"""In a parameter's name, what says it takes a percentage the conversation also writes as a
-plain number: "5% for 5 years" is a rate of 0.05 for 5 years, "$5 at 5%" a principal of 5."""
+_FRACTION = re.compile(
+    r"\bfraction|\bdecimal\b|\bbetween 0(?:\.0+)? and 1\b|\b0(?:\.0+)? ?(?:to|-) ?1(?:\.0+)?\b",
+    re.IGNORECASE,
+)
+"""What a `number` parameter's description says when it takes a fraction, not a percentage."""
 _CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _NEGATION = re.compile(r"\b(?:not|no|without|never)\b|n't\b")
 _VARIATION = re.compile(r"\b(?:not|no|without|never|if|whether|unless)\b|n't\b")
@@ -168,8 +167,6 @@ class Grounding:
     write numbers in words too (numbers are not judged then)."""
     percentages: frozenset[float] = frozenset()
     """The percentages it writes, as numbers of a hundred."""
-    written_plain: frozenset[float] = frozenset()
-    """Those of them it also writes as plain numbers ("$5 at 5%", "5% for 5 years")."""
     request: RequestValues | None = None
     """The request the conversation ends with, where a flag may be asked for a call."""
     measures: tuple[tuple[float, str, str, str], ...] = ()
@@ -197,7 +194,7 @@ class Grounding:
             _stems(said),
             {tool.name: _guessable(tool) for tool in tools},
             numbers,
-            *_percentages(text),
+            _percentages(text),
             request=RequestValues.of(last.text, [tool.name for tool in tools]) if last else None,
             measures=_measures(text),
         )
@@ -234,7 +231,7 @@ class Grounding:
                 and not self.asks_for(name, flag)
             ):
                 continue
-            if name in parameters.fractions and self._percentage(value, name in parameters.rates):
+            if name in parameters.fractions and self._percentage(value):
                 value /= 100
             option_list = parameters.option_lists.get(name)
             if option_list is not None and option_list.holds_every_option(value):
@@ -368,13 +365,12 @@ class Grounding:
         telling = {word for word in folded.split() if len(word) >= _TELLING_WORD}
         return folded in self.said or bool(telling & self.words)
 
-    def _percentage(self, value: Any, rate: bool) -> bool:
+    def _percentage(self, value: Any) -> bool:
         return (
             isinstance(value, int | float)
             and not isinstance(value, bool)
             and value > 1
             and value in self.percentages
-            and (rate or value not in self.written_plain)
         )
 
     def _made_up_number(self, value: Any) -> bool:
@@ -483,9 +479,8 @@ class _Guessable:
     flags: Mapping[str, _Flag] = field(default_factory=dict)
     """Taking a boolean."""
     fractions: frozenset[str] = frozenset()
-    """Taking a `number` not described as a percentage, required or not."""
-    rates: frozenset[str] = frozenset()
-    """Those of them named as a rate, a return or a yield."""
+    """Taking a `number` the schema declares a fraction (see `_takes_fraction`), required or
+    not."""
     units: Mapping[str, _Unit] = field(default_factory=dict)
     """Optional, taking a unit, with a default unit the schema names."""
     choices: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -510,7 +505,6 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
     numbers: set[str] = set()
     flags: dict[str, _Flag] = {}
     fractions: set[str] = set()
-    rates: set[str] = set()
     units: dict[str, _Unit] = {}
     choices: dict[str, frozenset[str]] = {}
     structures: set[str] = set()
@@ -524,10 +518,8 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         items = schema.get("items")
         listed = items.get("enum") if isinstance(items, Mapping) else None
         kind = schema.get("type", "string")
-        if kind == "number" and "percent" not in str(schema.get("description", "")).lower():
+        if kind == "number" and _takes_fraction(schema):
             fractions.add(name)
-            if _RATE.search(name):
-                rates.add(name)
         if kind == "string":
             words = set(_folded(_CAMEL_HUMP.sub(" ", name)).split())
             for end, named in (("source", _SOURCE_WORDS), ("target", _TARGET_WORDS)):
@@ -557,7 +549,6 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         frozenset(numbers),
         flags,
         frozenset(fractions),
-        frozenset(rates),
         units,
         choices,
         frozenset(structures),
@@ -621,11 +612,17 @@ def _scalar(value: Any) -> bool:
     return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
-def _percentages(text: str) -> tuple[frozenset[float], frozenset[float]]:
-    """The percentages `text` writes, and those of them it also writes as plain numbers."""
-    percentages = {float(found) for found in _PERCENTAGE.findall(text)}
-    plain = {float(found.replace(",", "")) for found in _NUMBER.findall(_PERCENTAGE.sub(" ", text))}
-    return frozenset(percentages), frozenset(percentages & plain)
+def _percentages(text: str) -> frozenset[float]:
+    return frozenset(float(found) for found in _PERCENTAGE.findall(text))
+
+
+def _takes_fraction(schema: Mapping[str, Any]) -> bool:
+    """Whether a `number` parameter's schema declares that it takes a fraction."""
+    for bound in ("maximum", "exclusiveMaximum"):
+        limit = schema.get(bound)
+        if isinstance(limit, int | float) and not isinstance(limit, bool) and limit <= 1:
+            return True
+    return bool(_FRACTION.search(str(schema.get("description", ""))))
 
 
 def _folded(text: str) -> str:
