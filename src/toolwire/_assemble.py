@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -10,6 +11,7 @@ from typing import Any
 from .clock import IdSource
 from .errors import ProviderError
 from .events import (
+    CallCorrected,
     FinishReason,
     ModelEvent,
     ReasoningDelta,
@@ -83,6 +85,9 @@ class ResponseBuilder:
             self._pending(event.index).chunks.append(event.delta)
         elif isinstance(event, ToolCallFailed):
             self._pending(event.index).failure = event.reason
+        elif isinstance(event, CallCorrected):
+            if event.index is not None:
+                event = dataclasses.replace(event, id=self._pending(event.index).id)
         elif isinstance(event, UsageReported):
             self._usage = self._usage + event.usage
         else:

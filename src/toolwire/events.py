@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ApprovalDecided",
     "ApprovalRequested",
+    "CallCorrected",
     "FinishReason",
     "MessageAdded",
     "ModelEvent",
@@ -95,6 +96,21 @@ class ToolCallFailed:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class CallCorrected:
+    """The adapter changed a call the model wrote before passing it on (the embedded model's
+    argument checks, see `toolwire.models.local`). `written` is what the model wrote; `index`
+    the call as passed on (its `id` filled in by the loop), or None when the call was dropped;
+    `changes` says what changed and why, one line each."""
+
+    name: str
+    written: Mapping[str, Any]
+    index: int | None
+    changes: tuple[str, ...]
+    id: str | None = None
+    kind: Literal["call_corrected"] = "call_corrected"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class UsageReported:
     usage: Usage
     kind: Literal["usage_reported"] = "usage_reported"
@@ -115,6 +131,7 @@ ModelEvent: TypeAlias = (
     | ToolCallStarted
     | ToolCallArgumentsDelta
     | ToolCallFailed
+    | CallCorrected
     | UsageReported
     | ResponseCompleted
 )

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from toolwire.builtin._units import known_unit
 from toolwire.messages import Message, ToolCall, ToolResult
 from toolwire.models.local._formats import BARE_JSON, HERMES, PROMPTED, call_key
-from toolwire.models.local._grounding import Grounding
+from toolwire.models.local._grounding import Grounding, changes
 from toolwire.models.local._reply import _Call, _WholeCalls
 from toolwire.tools import ToolDefinition
 
@@ -668,3 +668,16 @@ def test_later_calls_passing_what_the_request_gives_are_never_made_up(
     picked = data.draw(st.lists(st.sampled_from(religions), min_size=1, max_size=4))
     earlier = [(BELIEFS.name, {"religion": religion}) for religion in picked[:-1]]
     assert not asked.made_up(BELIEFS.name, {"religion": picked[-1]}, earlier)
+
+
+def test_each_change_to_a_call_is_told_with_its_reason() -> None:
+    written = {"start": "Paris", "end": "Lyon", "city": "London", "rate": 5, "stats": False}
+    grounded = {"start": "Lyon", "end": "Paris", "rate": 0.05, "stats": True, "unit": "feet"}
+    assert changes(written, grounded) == (
+        "end and start swapped: the request names them the other way round",
+        "city='London' left out: the conversation never gave it, so the tool's default applies",
+        "rate=5 became 0.05: the schema takes a fraction",
+        "stats=False became True: the request asks for it",
+        "unit='feet' added: the unit the request writes",
+    )
+    assert changes(written, written) == ()

@@ -13,6 +13,7 @@ import pytest
 from toolwire import ProviderError, UsageError
 from toolwire.builtin import TOOLS
 from toolwire.events import (
+    CallCorrected,
     ModelEvent,
     ResponseCompleted,
     TextDelta,
@@ -436,11 +437,19 @@ def test_a_call_loses_the_optional_arguments_it_made_up(
         max_output_tokens=80,
     )
     given = {"team_name": "Manchester United", "num_of_games": 6, "league": "Premier League"}
-    assert calls_of(collect(qwen, asked)) == [("sports_team_get_schedule", given)]
+    events = collect(qwen, asked)
+    assert calls_of(events) == [("sports_team_get_schedule", given)]
+    # The correction is shown: what the model wrote, and why the argument went.
+    [corrected] = [e for e in events if isinstance(e, CallCorrected)]
+    assert corrected.written == {**given, "location": "London"}
+    assert corrected.index == 0
+    assert corrected.changes == (
+        "location='London' left out: the conversation never gave it, so the tool's default applies",
+    )
     monkeypatch.setattr(qwen, "drop_guessed_arguments", False)
-    assert calls_of(collect(qwen, asked)) == [
-        ("sports_team_get_schedule", {**given, "location": "London"})
-    ]
+    events = collect(qwen, asked)
+    assert calls_of(events) == [("sports_team_get_schedule", {**given, "location": "London"})]
+    assert not any(isinstance(e, CallCorrected) for e in events)
 
 
 def test_a_call_the_conversation_has_the_result_of_becomes_the_answer(qwen: LocalModel) -> None:

@@ -103,7 +103,7 @@ from ...tools import ToolDefinition
 from ._coverage import RequestValues, leaves
 from ._relevance import last_request
 
-__all__ = ["Grounding"]
+__all__ = ["Grounding", "changes"]
 
 _SEPARATORS = re.compile(r"[\W_]+")
 _TELLING_WORD = 4
@@ -610,6 +610,45 @@ def _numbers(arguments: Mapping[str, Any]) -> set[float]:
 
 def _scalar(value: Any) -> bool:
     return isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
+def changes(written: Mapping[str, Any], grounded: Mapping[str, Any]) -> tuple[str, ...]:
+    """What `Grounding.arguments` changed in a call, and why, one line each (shown to users)."""
+    lines: list[str] = []
+    swapped = {
+        name
+        for name in written
+        for other in written
+        if name != other
+        and grounded.get(name) == written[other]
+        and grounded.get(other) == written[name]
+        and written[name] != written[other]
+    }
+    if swapped:
+        first, second = sorted(swapped)
+        lines.append(f"{first} and {second} swapped: the request names them the other way round")
+    for name, value in written.items():
+        if name in swapped:
+            continue
+        if name not in grounded:
+            lines.append(
+                f"{name}={value!r} left out: the conversation never gave it, so the tool's "
+                "default applies"
+            )
+        elif grounded[name] != value:
+            now = grounded[name]
+            if now is True:
+                why = "the request asks for it"
+            elif isinstance(now, list):
+                why = "only the options the conversation mentions"
+            else:
+                why = "the schema takes a fraction"
+            lines.append(f"{name}={value!r} became {now!r}: {why}")
+    for name, value in grounded.items():
+        if name not in written:
+            why = "the request asks for it" if value is True else "the unit the request writes"
+            lines.append(f"{name}={value!r} added: {why}")
+    return tuple(lines)
 
 
 def _percentages(text: str) -> frozenset[float]:

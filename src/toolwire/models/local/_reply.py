@@ -30,14 +30,22 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ...events import FinishReason, ModelEvent, ResponseCompleted, TextDelta, UsageReported
+from ...events import (
+    CallCorrected,
+    FinishReason,
+    ModelEvent,
+    ResponseCompleted,
+    TextDelta,
+    ToolCallStarted,
+    UsageReported,
+)
 from ...messages import Message, Usage
 from ...textcalls import ModelEventReader
 from ._bridge import start
 from ._coverage import RequestValues
 from ._engine import Contrast, Engine, Gate, Generation, GenerationRequest, GoOn
 from ._formats import CallFormat, call_key
-from ._grounding import Grounding
+from ._grounding import Grounding, changes
 
 __all__ = ["Plan", "Reply", "Steering"]
 
@@ -187,11 +195,27 @@ class Reply:
                         break
                     seen.add(call.key)
                     if self._made_up(call, written):
+                        yield CallCorrected(
+                            name=call.name,
+                            written=call.written,
+                            index=None,
+                            changes=("dropped: it goes on past what the conversation asks",),
+                        )
                         continue
                     written.append(call)
                     self.kept += 1
-                    for event in self._read(call.text):
+                    events = self._read(call.text)
+                    for event in events:
                         yield event
+                    if call.written != call.arguments:
+                        started = [e.index for e in events if isinstance(e, ToolCallStarted)]
+                        if started:
+                            yield CallCorrected(
+                                name=call.name,
+                                written=call.written,
+                                index=started[0],
+                                changes=changes(call.written, call.arguments),
+                            )
         finally:
             run.stop()
         self._record(run.result)
@@ -330,11 +354,13 @@ class Reply:
 
 @dataclass(frozen=True, slots=True)
 class _Call:
-    """A whole call as the reply passes it on: its text, and what it asks."""
+    """A whole call as the reply passes it on: its text, what it asks, and the arguments the
+    model wrote (which grounding may have changed)."""
 
     text: str
     name: Any
     arguments: Any
+    written: Any
 
     @property
     def key(self) -> str:
@@ -373,6 +399,7 @@ class _WholeCalls:
             end, call = whole
             segment = self._text[self._done : end]
             name, arguments = call.get("name"), call.get("arguments")
+            written = arguments
             grounding = self._grounding
             if grounding and isinstance(name, str) and isinstance(arguments, dict):
                 grounded = grounding.arguments(name, arguments, self._grounded)
@@ -382,7 +409,7 @@ class _WholeCalls:
                 self._grounded.append((name, arguments))
             self._done = end
             self._count += 1
-            yield _Call(segment, name, arguments)
+            yield _Call(segment, name, arguments, written)
 
     def discard(self) -> None:
         """Forget the call being written."""
