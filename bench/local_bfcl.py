@@ -1,7 +1,8 @@
 """BFCL (non-live) accuracy of a local model through toolwire, against the same model used raw.
 
     python bench/local_bfcl.py DATASET.jsonl [--model local] [--limit N] [--categories a,b]
-                               [--out-dir bench/out] [--only toolwire|raw] [--max-tokens 512]
+                               [--split dev|test|all] [--out-dir bench/out]
+                               [--only toolwire|raw] [--max-tokens 512]
 
 "raw" is the model as llama-cpp-python serves it on its own: `create_chat_completion` with the
 GGUF's chat template and the tools, greedy decoding, and every JSON object with a `name` and
@@ -14,6 +15,9 @@ the same command to continue); the table covers the items predicted so far by bo
 The raw path does not depend on toolwire's code: bench/results/local.raw.jsonl keeps its
 predictions on the BFCL data of `toolwire.evals.BFCL_VERSION`, so `--out-dir bench/results` runs
 the toolwire path only (its predictions there are not kept: they are only as good as the code).
+
+`--split` keeps one half of the items, fixed by a hash of each id (as for the everyday-requests
+suite, `bench/requests`): the local model's rules are fitted on dev and reported on test.
 
 Make the dataset first: python -m toolwire.evals.bfcl bfcl.jsonl
 """
@@ -28,9 +32,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-import anyio
+ROOT = Path(__file__).resolve().parent.parent
+# bench/requests would shadow the `requests` library: import the suite as the `bench` package.
+if sys.path and Path(sys.path[0]).resolve() == ROOT / "bench":
+    sys.path[0] = str(ROOT)
 
-from toolwire.evals import (
+import anyio  # noqa: E402
+from bench.requests.suite import split_of  # noqa: E402
+
+from toolwire.evals import (  # noqa: E402
     EvalItem,
     PredictedCall,
     Prediction,
@@ -41,8 +51,8 @@ from toolwire.evals import (
     score,
     select_items,
 )
-from toolwire.models import ModelSettings, get_model
-from toolwire.models.local import LocalModel
+from toolwire.models import ModelSettings, get_model  # noqa: E402
+from toolwire.models.local import LocalModel  # noqa: E402
 
 
 def raw_predictor(model: LocalModel, max_tokens: int) -> Any:
@@ -118,9 +128,13 @@ def main() -> None:
     parser.add_argument("--out-dir", default="bench/out")
     parser.add_argument("--only", choices=["toolwire", "raw"])
     parser.add_argument("--max-tokens", type=int, default=512)
+    parser.add_argument("--split", choices=["dev", "test", "all"], default="all")
     args = parser.parse_args()
+    dataset = load_dataset(args.dataset)
+    if args.split != "all":
+        dataset = [item for item in dataset if split_of(item.id) == args.split]
     items = select_items(
-        load_dataset(args.dataset),
+        dataset,
         categories=args.categories.split(",") if args.categories else None,
         limit=args.limit,
     )
