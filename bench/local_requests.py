@@ -1,0 +1,267 @@
+"""Everyday requests through the whole loop: the suite in bench/requests/, run on a model.
+
+    python bench/local_requests.py [--model local] [--split dev|test|all] [--limit N]
+                                   [--kinds single multi ...] [--toolsets builtin shop ...]
+                                   [--ids ID ...] [--out bench/out/requests.MODEL.jsonl]
+                                   [--max-steps 6] [--timeout 300]
+
+Each item is a conversation run by `toolwire.Agent` with the item's toolset (its state reset
+first), the toolset's instructions, an approver that approves every call (the suite measures the
+model's calls, not a person's approvals; destructive tools keep their declared side effect), and
+`Limits(max_steps, timeout)` per turn; each follow-up runs with the history so far. Every item's
+calls, answers, stop reasons, seconds and scores are written to --out as it finishes (resumable:
+ids already there for the same model are skipped; `--limit N` takes the first N selected items).
+The table re-scores everything --out holds for the selection with the current items and scorer,
+per split and kind, with the suite's target metrics (bench/requests/scoring.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+# Run as a script, Python puts bench/ first on the path, where bench/requests/ would stand for
+# any `import requests`: import the suite as the `bench` package from the repository root instead.
+if sys.path and Path(sys.path[0]).resolve() == ROOT / "bench":
+    sys.path[0] = str(ROOT)
+
+import anyio  # noqa: E402
+
+from bench.requests.scoring import METRICS, ItemScore, RanCall, RanTurn, score_item, tally  # noqa: E402
+from bench.requests.suite import KINDS, SPLITS, TOOLSETS, Item, load_items  # noqa: E402
+from toolwire import Agent, ApprovalRequest, Approve, Limits, Message, Model, RunResult  # noqa: E402
+from toolwire.models import get_model  # noqa: E402
+
+
+def approve_all(request: ApprovalRequest) -> Approve:
+    return Approve(by="bench:approve-all")
+
+
+def default_out(model: str) -> Path:
+    return ROOT / "bench" / "out" / f"requests.{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}.jsonl"
+
+
+def select(
+    items: Sequence[Item],
+    split: str,
+    kinds: Sequence[str] | None,
+    toolsets: Sequence[str] | None,
+    ids: Sequence[str] | None,
+    limit: int | None,
+) -> list[Item]:
+    chosen = [
+        item
+        for item in items
+        if split in ("all", item.split)
+        and (not kinds or item.kind in kinds)
+        and (not toolsets or item.toolset in toolsets)
+        and (not ids or item.id in ids)
+    ]
+    return chosen if limit is None else chosen[:limit]
+
+
+def turn_record(
+    user: str, result: RunResult | None, seconds: float, error: str | None
+) -> dict[str, Any]:
+    calls = [] if result is None else result.calls
+    return {
+        "user": user,
+        "calls": [
+            {
+                "name": c.call.name,
+                "arguments": None if c.call.error else dict(c.call.arguments),
+                "result": c.result.content,
+                "is_error": c.result.is_error,
+            }
+            for c in calls
+        ],
+        "answer": "" if result is None else result.output,
+        "stop_reason": "error" if result is None else result.stop_reason,
+        "steps": 0 if result is None else result.steps,
+        "seconds": round(seconds, 2),
+        "error": error if result is None else result.error,
+    }
+
+
+async def run_item(item: Item, model: Model, limits: Limits) -> list[dict[str, Any]]:
+    toolset = TOOLSETS[item.toolset]
+    toolset.reset()
+    agent = Agent(
+        model,
+        toolset.tools,
+        instructions=toolset.instructions,
+        limits=limits,
+        approver=approve_all,
+    )
+    turns: list[dict[str, Any]] = []
+    history: Sequence[Message] = ()
+    for turn in item.turns:
+        started = time.perf_counter()
+        try:
+            result = await agent.run(turn.user, history=history)
+        except Exception as failure:  # one failing item must not end the whole run
+            seconds = time.perf_counter() - started
+            turns.append(
+                turn_record(turn.user, None, seconds, f"{type(failure).__name__}: {failure}")
+            )
+            break
+        turns.append(turn_record(turn.user, result, time.perf_counter() - started, None))
+        history = result.messages
+    return turns
+
+
+def ran_turns(turns: Sequence[dict[str, Any]]) -> list[RanTurn]:
+    """The turns as recorded, read back for scoring (a turn that raised ended the conversation,
+    so an item can hold fewer turns than it has: it is then scored incomplete)."""
+    return [
+        RanTurn(
+            tuple(
+                RanCall(c["name"], c["arguments"], c["result"], c["is_error"])
+                for c in turn["calls"]
+            ),
+            turn["answer"],
+            turn["stop_reason"],
+        )
+        for turn in turns
+    ]
+
+
+def score_record(item: Item, record: dict[str, Any]) -> ItemScore:
+    return score_item(item, ran_turns(record["turns"]), TOOLSETS[item.toolset].defaults())
+
+
+def read_records(path: Path, model: str) -> dict[str, dict[str, Any]]:
+    if not path.exists():
+        return {}
+    records = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            if record.get("model") == model:
+                records[record["id"]] = record
+    return records
+
+
+def _percent(right: int, total: int) -> str:
+    return f"{right:>4}/{total:<4}{100 * right / total:5.1f}%" if total else f"{'-':>15}"
+
+
+def _row(label: str, group: Sequence[tuple[Item, dict[str, Any], ItemScore]]) -> str:
+    calls = sum(score.calls_right for _, _, score in group)
+    answers = sum(score.answer_right for _, _, score in group)
+    seconds = sum(record["seconds"] for _, record, _ in group) / len(group)
+    return (
+        f"  {label:<10}{len(group):>6}  {_percent(calls, len(group))}  "
+        f"{_percent(answers, len(group))}  {seconds:7.1f}"
+    )
+
+
+def report(items: Sequence[Item], records: dict[str, dict[str, Any]], model: str) -> str:
+    done = [(item, records[item.id]) for item in items if item.id in records]
+    lines = [f"model {model}: {len(done)} of {len(items)} selected items run"]
+    for split in SPLITS:
+        rows = [
+            (item, record, score_record(item, record))
+            for item, record in done
+            if item.split == split
+        ]
+        if not rows:
+            continue
+        header = f"{'items':>6}  {'calls right':>15}  {'answer right':>15}  {'mean s':>7}"
+        lines += ["", f"{split}:", f"  {'kind':<10}{header}"]
+        by_kind = [(kind, [r for r in rows if r[0].kind == kind]) for kind in KINDS]
+        lines += [_row(kind, group) for kind, group in [*by_kind, ("all", rows)] if group]
+        lines.append(f"  {'toolset':<10}{header}")
+        by_toolset = [(name, [r for r in rows if r[0].toolset == name]) for name in TOOLSETS]
+        lines += [_row(name, group) for name, group in by_toolset if group]
+        counts = tally((item, score) for item, _, score in rows)
+        lines.append("  targets:")
+        for metric in METRICS:
+            right, total = counts[metric.name]
+            target = "" if metric.target is None else f"  (target {metric.target:.0%})"
+            lines.append(f"    {metric.label:<36}{_percent(right, total)}{target}")
+    return "\n".join(lines)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--model", default="local")
+    parser.add_argument("--split", choices=["dev", "test", "all"], default="all")
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--kinds", nargs="+", choices=KINDS)
+    parser.add_argument("--toolsets", nargs="+", choices=list(TOOLSETS))
+    parser.add_argument("--ids", nargs="+")
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--max-steps", type=int, default=6, help="model requests per turn (6)")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per turn (300)")
+    return parser.parse_args(argv)
+
+
+async def run(args: argparse.Namespace) -> int:
+    items = select(load_items(), args.split, args.kinds, args.toolsets, args.ids, args.limit)
+    if args.ids and (unknown := set(args.ids) - {item.id for item in items}):
+        print(f"unknown or filtered-out ids: {', '.join(sorted(unknown))}", file=sys.stderr)
+    out: Path = args.out or default_out(args.model)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    records = read_records(out, args.model)
+    todo = [item for item in items if item.id not in records]
+    print(
+        f"{len(items)} items selected, {len(items) - len(todo)} already in {out}", file=sys.stderr
+    )
+    if todo:
+        model = get_model(args.model)
+        # Load an embedded model now, so the first item's seconds and timeout are its own.
+        load = getattr(model, "load", None)
+        if callable(load):
+            load()
+        limits = Limits(max_steps=args.max_steps, timeout=args.timeout)
+        try:
+            with out.open("a", encoding="utf-8") as sink:
+                for number, item in enumerate(todo, start=1):
+                    started = time.perf_counter()
+                    turns = await run_item(item, model, limits)
+                    record: dict[str, Any] = {
+                        "id": item.id,
+                        "model": args.model,
+                        "split": item.split,
+                        "toolset": item.toolset,
+                        "kind": item.kind,
+                        "turns": turns,
+                        "seconds": round(time.perf_counter() - started, 2),
+                    }
+                    score = score_record(item, record)
+                    record["score"] = {
+                        "calls_right": score.calls_right,
+                        "parts_called": score.parts_called,
+                        "answer_right": score.answer_right,
+                        "reasons": score.reasons(item),
+                    }
+                    sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+                    sink.flush()
+                    records[item.id] = record
+                    print(
+                        f"[{number}/{len(todo)}] {item.id}: calls {'ok' if score.calls_right else 'WRONG'}, "
+                        f"answer {'ok' if score.answer_right else 'WRONG'}, {record['seconds']:.1f} s",
+                        file=sys.stderr,
+                    )
+        finally:
+            aclose = getattr(model, "aclose", None)
+            if aclose is not None:
+                await aclose()
+    print(report(items, records, args.model))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return anyio.run(run, parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
