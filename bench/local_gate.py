@@ -25,8 +25,8 @@ if sys.path and Path(sys.path[0]).resolve() == ROOT / "bench":
     sys.path[0] = str(ROOT)
 
 import anyio  # noqa: E402
-from bench.requests.suite import TOOLSETS, Item, load_items  # noqa: E402
 
+from bench.requests.suite import TOOLSETS, Item, load_items  # noqa: E402
 from toolwire import Message  # noqa: E402
 from toolwire.models import ModelRequest, ModelSettings, get_model  # noqa: E402
 from toolwire.models.local import LocalModel  # noqa: E402
