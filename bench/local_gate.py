@@ -8,13 +8,13 @@ opening, the request's relevance (nats the tools add to its likelihood, see
 `toolwire.models.local._relevance`), its length in tokens and the values it writes. Each row
 also says whether the turn needs a tool (`single`, `multi`, `followup`) or not (`none`, `ask`),
 so a gate can be fitted on dev and checked on test from this file alone (`--fit`).
+Readings are kept in `--out` and reused, so a report over both splits costs only the new ones.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,9 @@ from toolwire import Message  # noqa: E402
 from toolwire.models import ModelRequest, ModelSettings, get_model  # noqa: E402
 from toolwire.models.local import LocalModel  # noqa: E402
 from toolwire.models.local._coverage import RequestValues  # noqa: E402
-from toolwire.models.local._engine import Generation  # noqa: E402
+from toolwire.models.local._engine import Gate, Generation  # noqa: E402
+from toolwire.models.local._model import DEFAULT_CALL_THRESHOLD  # noqa: E402
+from toolwire.models.local._relevance import RELEVANCE_NEUTRAL, RELEVANCE_WEIGHT  # noqa: E402
 
 
 def probe(model: LocalModel, item: Item) -> dict[str, Any]:
@@ -78,22 +80,42 @@ async def _drain(model: LocalModel, request: ModelRequest) -> None:
         pass
 
 
-def log_odds(p: float) -> float:
-    p = min(max(p, 1e-9), 1 - 1e-9)
-    return math.log(p / (1 - p))
+def rates(gate: Gate, rows: list[dict[str, Any]]) -> tuple[float, float]:
+    """The share of turns needing a tool that the gate opens for, and of those no tool fits
+    (`none`) that it keeps shut."""
+    need = [r for r in rows if r["needs_tool"]]
+    none = [r for r in rows if r["kind"] == "none"]
+    opened = sum(gate.opens(r["probability"], r["nats"]) for r in need)
+    shut = sum(not gate.opens(r["probability"], r["nats"]) for r in none)
+    return opened / max(1, len(need)), shut / max(1, len(none))
 
 
-def report(rows: list[dict[str, Any]]) -> None:
-    for split in ("dev", "test"):
-        chosen = [r for r in rows if r["split"] == split]
-        need = [r for r in chosen if r["needs_tool"]]
-        none = [r for r in chosen if not r["needs_tool"]]
-        if not chosen:
-            continue
-        print(
-            f"{split}: gate opens for {sum(r['opened'] for r in need)}/{len(need)} turns that need "
-            f"a tool, stays shut for {sum(not r['opened'] for r in none)}/{len(none)} that do not"
-        )
+def fit(rows: list[dict[str, Any]]) -> Gate:
+    """The gate that opens for the most turns needing a tool and keeps the most shut that no
+    tool fits: the larger of the two shares' minimum, then of their sum."""
+    candidates = [
+        Gate((), threshold / 100, None, weight / 100, neutral)
+        for threshold in range(5, 100, 5)
+        for weight in range(0, 35, 5)
+        for neutral in (0.0, 5.0, 10.0, 15.0)
+    ]
+    return max(candidates, key=lambda gate: (min(rates(gate, rows)), sum(rates(gate, rows))))
+
+
+def report(rows: list[dict[str, Any]], chosen: Gate | None) -> None:
+    gates = {"current": Gate((), DEFAULT_CALL_THRESHOLD, None, RELEVANCE_WEIGHT, RELEVANCE_NEUTRAL)}
+    if chosen is not None:
+        gates["fitted on dev"] = chosen
+    for name, gate in gates.items():
+        print(f"{name}: threshold {gate.threshold}, weight {gate.weight}, neutral {gate.neutral}")
+        for split in ("dev", "test"):
+            chosen_rows = [r for r in rows if r["split"] == split]
+            if chosen_rows:
+                opened, shut = rates(gate, chosen_rows)
+                print(
+                    f"  {split}: opens for {opened:.1%} of turns that need a tool, "
+                    f"stays shut for {shut:.1%} of those no tool fits ({len(chosen_rows)} turns)"
+                )
 
 
 def main() -> None:
@@ -101,6 +123,7 @@ def main() -> None:
     parser.add_argument("--model", default="local")
     parser.add_argument("--split", choices=["dev", "test", "all"], default="dev")
     parser.add_argument("--out", type=Path, default=ROOT / "bench/out/gate.local.jsonl")
+    parser.add_argument("--fit", action="store_true", help="fit a gate on dev, show it on both")
     options = parser.parse_args()
     model = get_model(options.model)
     if not isinstance(model, LocalModel):
@@ -120,7 +143,9 @@ def main() -> None:
             done[item.id] = row
             out.write(json.dumps(row) + "\n")
             out.flush()
-    report([done[i.id] for i in items])
+    rows = [done[i.id] for i in items]
+    dev = [r for r in rows if r["split"] == "dev"]
+    report(rows, fit(dev) if options.fit and dev else None)
 
 
 if __name__ == "__main__":

@@ -546,7 +546,7 @@ def test_the_call_gate_weighs_how_much_the_tools_explain_the_request(
     qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The tool makes this request about 21.7 nats likelier than it is without it, well past the
-    # neutral 14: at weight 0.2 that adds 1.5 to the log-odds of opening a call. The threshold
+    # neutral point: at the default weight that adds 2.5 to the log-odds of opening a call. The threshold
     # is set just out of reach of the probability alone (about 0.72; it varies with the CPU's
     # kernels), within reach of it weighed.
     ask = request(
@@ -562,38 +562,6 @@ def test_the_call_gate_weighs_how_much_the_tools_explain_the_request(
     monkeypatch.setattr(qwen, "call_threshold", odds / (1 + odds))
     assert calls_of(collect(qwen, ask)) == [("solve_quadratic", {"a": 2, "b": 5, "c": 3})]
     monkeypatch.setattr(qwen, "relevance_weight", 0.0)
-    assert calls_of(collect(qwen, ask)) == []
-
-
-CALC_AREA_TRIANGLE = integers_tool(  # BFCL parallel_143
-    "calc_area_triangle",
-    "Calculate the area of a triangle with the formula area = 0.5 * base * height.",
-    base="The length of the base of the triangle in meters.",
-    height="The perpendicular height of the triangle from the base to the opposite vertex.",
-)
-
-
-def test_a_request_that_gives_many_values_opens_the_call_gate(
-    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Told as a story, the request reads to the model as one to answer in prose, and the tool
-    # makes it only a few nats likelier: the gate holds it back by some way. Its five values
-    # (10, 5, 15, 7, 20) are inputs for a tool, two beyond the three that go free.
-    ask = request(
-        Message.user(
-            "You are planning to build three triangular gardens in your backyard. The first "
-            "garden has a base of 10 meters and a height of 5 meters, the second garden has a "
-            "base of 15 meters and a height of 7 meters, and the third garden has a base of 20 "
-            "meters and a height of 10 meters. What is the total area of the three gardens?"
-        ),
-        tools=(CALC_AREA_TRIANGLE,),
-        max_output_tokens=160,
-    )
-    gardens = [(10, 5), (15, 7), (20, 10)]
-    assert calls_of(collect(qwen, ask)) == [
-        ("calc_area_triangle", {"base": base, "height": height}) for base, height in gardens
-    ]
-    monkeypatch.setattr(local_model, "REQUEST_VALUE_WEIGHT", 0.0)
     assert calls_of(collect(qwen, ask)) == []
 
 

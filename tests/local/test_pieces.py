@@ -194,11 +194,6 @@ def test_the_call_gate_adds_the_requests_evidence_to_the_models_log_odds() -> No
     assert weighed.opens(0.0, 1e9) and not weighed.opens(1.0, -1e9)  # finite at the ends
     never = Gate((1, 2), threshold=math.inf, contrast=CONTRAST, weight=0.2, neutral=15.0)
     assert not never.opens(1.0, 1e9)
-    # Evidence found elsewhere adds to the log-odds, with the contrast's or without it.
-    told = Gate((1, 2), threshold=0.75, evidence=2.0)
-    assert told.opens(0.3, None) and not told.opens(0.25, None)  # -0.85 + 2 >= 1.10 > -1.10 + 2
-    assert Gate((1, 2), 0.75, CONTRAST, 0.2, 15.0, evidence=2.0).opens(0.3, 15.0)
-    assert not Gate((1, 2), 0.75, CONTRAST, 0.2, 15.0, evidence=2.0).opens(0.3, 12.0)
 
 
 CONTRAST = Contrast(span=(1, 2), baseline=(0, 5), baseline_span=(1, 2))

@@ -56,7 +56,7 @@ class Contrast:
 class Gate:
     """Decides whether the reply starts with one of `tokens`: it opens when the model gives them
     together at least `threshold` probability there. With `contrast`, its nats beyond `neutral`,
-    times `weight`, are added to the log-odds of that probability first, as is `evidence`. Open,
+    times `weight`, are added to the log-odds of that probability first. Open,
     the reply starts with the likeliest of them (the evidence may have opened it for a model
     that, left to itself, would start otherwise); shut, none of them may start it (whitespace
     aside)."""
@@ -66,13 +66,11 @@ class Gate:
     contrast: Contrast | None = None
     weight: float = 0.0
     neutral: float = 0.0
-    evidence: float = 0.0
-    """Log-odds for opening that the caller has found elsewhere."""
 
     def opens(self, probability: float, contrast_nats: float | None) -> bool:
-        evidence = self.evidence
+        evidence = 0.0
         if contrast_nats is not None:
-            evidence += self.weight * (contrast_nats - self.neutral)
+            evidence = self.weight * (contrast_nats - self.neutral)
         if not evidence or self.threshold > 1:
             return probability >= self.threshold
         return _log_odds(probability) + evidence >= _log_odds(self.threshold)

@@ -13,8 +13,7 @@ Tool choice:
 - `auto`: the model writes freely, but may open its reply with a call only if it gives that
   opening at least `call_threshold` probability (small models otherwise call a tool for
   questions no tool fits), weighed, for a new request with native tools, with how much likelier
-  the tools make the request (`_relevance`, scaled by `relevance_weight`; 0 leaves it out), and
-  with how many values the request writes (`REQUEST_VALUE_WEIGHT`). A
+  the tools make the request (`_relevance`, scaled by `relevance_weight`; 0 leaves it out). A
   reply that opens a call, in whatever format the model chose (fenced or bare JSON are common),
   is generated again from its start under a grammar, so the call is in the family's own format,
   may be followed by more calls, and names a real tool; with `strict` (the default) its
@@ -83,29 +82,13 @@ says it does exactly what the user asks", it raises that probability on items a 
 50-59 of simple, multiple and parallel: 29 of 30 at >= 0.7, 27 before) with irrelevance as low (8
 of 10 below 0.7); its last sentence raises the probability of a second call after the first on
 parallel items (0.29 -> 0.97, 0.39 -> 0.91, 0.007 -> 0.25) and leaves it at 0 on simple ones."""
-DEFAULT_CALL_THRESHOLD = 0.87
+DEFAULT_CALL_THRESHOLD = 0.1
 """A reply may open with a call only if the model gives the tokens that open one at least this
-probability together (its log-odds moved first by the request's relevance, see `_relevance`);
-below it, the reply starts as text. Fitted with the template's default system message before
-the guidance (which raised the probability on every kind of item: on 28 simple items the gate
-had held back, from 0.24 on average to 0.62, and on 40 irrelevant ones from 0.48 to 0.70): the
-gate's probability and relevance measured, without generating, on all 240 irrelevance items,
-every other simple one (200) and the first 55 multiple ones, each call scored as the raw model's
-was. 0.87 holds back 75% of the irrelevant items (a few more call later in a reply begun as
-text) for simple 78.0% and multiple 72.7% of the items right when called (80.0% and 74.5% if
-all called); 0.75 holds back 66%, 0.88 76% but multiple falls to 70.9%."""
-
-REQUEST_VALUE_WEIGHT = 2.0
-REQUEST_VALUES_FREE = 3
-"""Log-odds added to the call gate per number or quoted string the user's request writes (see
-`_coverage`) beyond REQUEST_VALUES_FREE: a request that gives four values or more brings inputs
-for a tool to work on. Qwen2.5-Coder-0.5B answers long, story-like requests of that kind in
-prose ("Imagine you are a math teacher... a triangle with sides 7, 10 and 5"), and their
-relevance (see `_relevance`) is low, 3 to 5 nats, as for questions no tool fits. Measured on
-BFCL (the gate's inputs for every item the gate held back, and each of them run with the gate
-open): of the 180 irrelevant requests held back none writes more than three values; of the 38
-held back that a tool fits, 8 write four or more, and opened, 7 of them are right (4 parallel,
-2 parallel-multiple, 1 multiple) and one stays wrong."""
+probability together, its log-odds moved first by the request's relevance (see `_relevance`);
+below it, the reply starts as text. Small models give a call's opening some probability for
+nearly any request once tools are listed, and much less for questions no tool fits: the
+threshold sits between the two, fitted with the relevance weight on the dev half of the
+everyday-requests suite (`bench/local_gate.py --fit`; results in `bench/results/`)."""
 
 ANOTHER_CALL_THRESHOLD = 0.001
 """After a call, the reply goes on to another only if the model gives the tokens that open one at
@@ -368,8 +351,6 @@ class LocalModel:
                 another_call_threshold=ANOTHER_CALL_THRESHOLD,
                 relevance_weight=self.relevance_weight,
                 relevance_neutral=RELEVANCE_NEUTRAL,
-                request_value_weight=REQUEST_VALUE_WEIGHT,
-                request_values_free=REQUEST_VALUES_FREE,
                 unused_value_weight=UNUSED_VALUE_WEIGHT,
                 unused_values_counted=UNUSED_VALUES_COUNTED,
                 calls_on_trial=CALLS_ON_TRIAL,

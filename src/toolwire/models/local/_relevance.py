@@ -18,20 +18,10 @@ from ._engine import Contrast
 
 __all__ = ["RELEVANCE_NEUTRAL", "RELEVANCE_WEIGHT", "last_request", "request_contrast"]
 
-RELEVANCE_WEIGHT = 0.2
+RELEVANCE_WEIGHT = 0.15
 """Log-odds added to the call gate per nat the tools make the request likelier (past the neutral
-point), and RELEVANCE_NEUTRAL that point. Fitted with Qwen2.5-Coder-0.5B on BFCL items 50-199 of
-simple, multiple and irrelevance (450 items; the report's items 0-49 left out). On items 50-99
-the area under the ROC curve separating the items a tool fits from irrelevant ones is 0.884 for
-the gate's probability alone, 0.819 for the nats alone and 0.920 for the two at this weight. At
-the gate's threshold of 0.75, on all 450: the probability alone lets 135 of 150 simple and 136 of
-150 multiple items call and holds back 128 of 150 irrelevant ones; weighed, 145, 137 and 127.
-Quartiles of the nats on items 50-99: 5, 10, 17 for irrelevant items, 17, 24, 30 for fitting
-ones; short requests score low either way, which is why the probability keeps most of the say.
-Refitted with the template's default system message (see `_model.DEFAULT_CALL_THRESHOLD`): at
-irrelevance held back 75% or more, this weight and neutral point stay on the best ridge (no other
-of weights 0-0.4 and neutral points 10-20 calls more simple and multiple items right)."""
-RELEVANCE_NEUTRAL = 14.0
+point). Fitted with the call threshold (see `_model.DEFAULT_CALL_THRESHOLD`)."""
+RELEVANCE_NEUTRAL = 5.0
 """Nats of lift at which the evidence neither raises nor lowers the call gate's log-odds."""
 
 RELEVANCE_MAX_TOKENS = 128

@@ -83,10 +83,6 @@ class Steering:
     relevance_weight: float = 0.0
     relevance_neutral: float = 0.0
     """How the call gate weighs the reply's `relevance` (see `Gate`)."""
-    request_value_weight: float = 0.0
-    request_values_free: int = 0
-    """Log-odds added to the call gate per value the request writes (see `_coverage`) beyond
-    this many."""
     unused_value_weight: float = 0.0
     unused_values_counted: int = 0
     """Log-odds added to the go-on check per value of the request no call has used yet, for at
@@ -127,8 +123,6 @@ class Reply:
                     relevance,
                     weight=steering.relevance_weight,
                     neutral=steering.relevance_neutral,
-                    evidence=steering.request_value_weight
-                    * max(0, len(request_values or ()) - steering.request_values_free),
                 ),
             )
         )
