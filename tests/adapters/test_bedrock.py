@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from toolwire.errors import ProviderError, UsageError
+from toolwire.events import TextDelta
 from toolwire.messages import Message, ReasoningPart, ToolCall, ToolResult
 from toolwire.models import ModelRequest, ModelSettings, NamedToolChoice
 from toolwire.models.bedrock import BedrockModel
@@ -261,3 +262,45 @@ async def test_driver_reply_round_trip(server: WireServer, model: BedrockModel) 
     server.script(BedrockDriver().reply(Say(text="ok", input_tokens=20, output_tokens=4)))
     response = await respond(model, ask())
     assert (response.usage.input_tokens, response.usage.cached_input_tokens) == (20, 3)
+
+
+class _EventStream:
+    """boto3's event stream as the adapter uses it: events to iterate, then `close`."""
+
+    def __init__(self, *events: dict[str, Any]) -> None:
+        self._events = events
+        self.closed = False
+
+    def __iter__(self) -> Any:
+        return iter(self._events)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class _Client:
+    def __init__(self, stream: _EventStream) -> None:
+        self._stream = stream
+
+    def converse(self, **kwargs: Any) -> dict[str, Any]:
+        raise AssertionError("ConverseStream was expected")
+
+    def converse_stream(self, **kwargs: Any) -> dict[str, Any]:
+        return {"stream": self._stream}
+
+    def close(self) -> None:
+        pass
+
+
+async def test_a_reader_that_stops_early_closes_the_event_stream() -> None:
+    """The event stream holds the HTTP connection: it is closed as the reader stops, not later
+    when the garbage collector finds it."""
+    events = _EventStream(
+        {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "Hel"}}},
+        {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "lo."}}},
+    )
+    model = BedrockModel("anthropic.claude-test-v1:0", client=_Client(events))
+    stream = model.stream(ask())
+    assert await anext(stream) == TextDelta(text="Hel")
+    await stream.aclose()  # type: ignore[attr-defined]
+    assert events.closed

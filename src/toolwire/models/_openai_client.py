@@ -1,13 +1,14 @@
-"""The OpenAI SDK client behind `openai:` and `openai-chat:`, and its errors as `ProviderError`s."""
+"""The OpenAI SDK client behind `openai:` and `openai-chat:`, their schema dialect, and the SDK's
+errors as `ProviderError`s."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..errors import ProviderError, UsageError
-from ._connect import missing_extra
+from ..errors import ProviderError
+from ._base import ModelProfile
+from ._connect import client_options, key_or_placeholder, missing_extra
 from ._http_errors import (
     api_message,
     connection_error,
@@ -15,12 +16,10 @@ from ._http_errors import (
     status_error,
     stream_error,
 )
+from ._tools import Dialect
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
-
-# Servers other than OpenAI's rarely check the key, but the SDK insists on one.
-_NO_KEY = "not-needed"
 
 
 def openai_client(
@@ -38,17 +37,20 @@ def openai_client(
         import openai
     except ImportError as error:
         raise missing_extra(provider, "openai", error) from None
-    if api_key is None and not os.environ.get("OPENAI_API_KEY"):
-        if base_url is None and not os.environ.get("OPENAI_BASE_URL"):
-            raise UsageError(
-                f"'{provider}:' needs an API key: set OPENAI_API_KEY (or pass api_key=), or give "
-                f"a base URL for a server without keys ({provider}:MODEL@http://HOST:PORT/v1)"
-            )
-        api_key = _NO_KEY
-    options: dict[str, Any] = {"max_retries": 0}
-    if timeout is not None:
-        options["timeout"] = timeout
-    return openai.AsyncOpenAI(api_key=api_key, base_url=base_url, **options)
+    api_key = key_or_placeholder(
+        api_key,
+        base_url,
+        key_variables=("OPENAI_API_KEY",),
+        base_url_variable="OPENAI_BASE_URL",
+        missing=f"'{provider}:' needs an API key: set OPENAI_API_KEY (or pass api_key=), or give "
+        f"a base URL for a server without keys ({provider}:MODEL@http://HOST:PORT/v1)",
+    )
+    return openai.AsyncOpenAI(api_key=api_key, base_url=base_url, **client_options(timeout))
+
+
+def openai_dialect(profile: ModelProfile) -> Dialect:
+    """Strict schemas where the profile says the model takes them; plain JSON Schema elsewhere."""
+    return "openai-strict" if profile.strict_schemas else "json-schema"
 
 
 def openai_error(provider: str, error: Exception) -> ProviderError | None:

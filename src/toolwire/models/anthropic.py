@@ -7,22 +7,17 @@ before any text; thinking blocks go back verbatim, signatures included
 
 from __future__ import annotations
 
-import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+import functools
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ProviderError, UsageError
-from ..events import (
-    FinishReason,
-    ModelEvent,
-    ReasoningDelta,
-    ResponseCompleted,
-    TextDelta,
-    UsageReported,
-)
+from ..events import FinishReason, ModelEvent, ReasoningDelta, TextDelta
 from ..messages import Message, ReasoningPart, TextPart, ToolCall, Usage
+from ._adapter import Prepared, SdkAdapter, StreamTranslator
 from ._base import ModelRequest, ModelSettings, NamedToolChoice, ToolChoice
-from ._connect import missing_extra, parse_spec
+from ._connect import client_options, key_or_placeholder, missing_extra, parse_spec
 from ._history import Turns, system_text, text_blocks
 from ._http_errors import (
     api_message,
@@ -32,7 +27,7 @@ from ._http_errors import (
     stream_error,
 )
 from ._names import wire_id, wire_name
-from ._tools import CallStream, ToolIndex, ToolTranslator, WireTool
+from ._tools import ToolIndex, ToolTranslator, WireTool
 from .profiles import AnthropicProfile, anthropic_profile
 
 if TYPE_CHECKING:
@@ -51,9 +46,11 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
-class AnthropicModel:
+class AnthropicModel(SdkAdapter["AsyncAnthropic"]):
     """Claude through the Messages API. `client` (an `anthropic.AsyncAnthropic`, with
     `max_retries=0`) replaces `api_key`, `base_url` and `timeout`."""
+
+    _provider = PROVIDER
 
     def __init__(
         self,
@@ -65,44 +62,11 @@ class AnthropicModel:
         profile: AnthropicProfile | None = None,
         timeout: float | None = None,
     ) -> None:
-        self.model = model
+        super().__init__(model, client, functools.partial(_client, api_key, base_url, timeout))
         self.profile = profile or anthropic_profile(model)
-        self._owns_client = client is None
-        self._client = client or _client(api_key, base_url, timeout)
         self._tools = ToolTranslator(self.profile.schema_dialect, _render_tool)
 
-    @property
-    def name(self) -> str:
-        return f"{PROVIDER}:{self.model}"
-
-    async def aclose(self) -> None:
-        """Close the client this adapter made (an injected client is left to its owner)."""
-        if self._owns_client:
-            await self._client.close()
-
-    def wire_request(self, request: ModelRequest) -> dict[str, Any]:
-        """The request body exactly as it is sent (settings' `extra` merged in)."""
-        body, extra, _ = self._prepare(request)
-        return {**body, **extra}
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        body, extra, tools = self._prepare(request)
-        translator = _MessageEvents(tools)
-        try:
-            events = await self._client.messages.create(
-                **body, stream=True, extra_body=extra or None
-            )
-            async with events:
-                async for event in events:
-                    for out in translator.feed(event):
-                        yield out
-        except Exception as error:
-            mapped = _error(error)
-            if mapped is None:
-                raise
-            raise mapped from error
-
-    def _prepare(self, request: ModelRequest) -> tuple[dict[str, Any], dict[str, Any], ToolIndex]:
+    def _prepare(self, request: ModelRequest) -> Prepared:
         tools = self._tools.translate(request.tools)
         settings = request.settings
         body: dict[str, Any] = {
@@ -117,7 +81,21 @@ class AnthropicModel:
             body["tools"] = tools.payload
             body["tool_choice"] = _tool_choice(request.tool_choice, request.parallel_tool_calls)
         body.update(_settings(settings))
-        return body, dict(settings.extra), tools
+        return Prepared(body, dict(settings.extra), _MessageEvents(tools))
+
+    async def _send(self, prepared: Prepared) -> AsyncGenerator[Any, None]:
+        events = await self._client.messages.create(
+            **prepared.body, stream=True, extra_body=prepared.extra or None
+        )
+        async with events:
+            async for event in events:
+                yield event
+
+    def _map_error(self, error: Exception) -> Exception | None:
+        return _error(error)
+
+    async def _close_client(self) -> None:
+        await self._client.close()
 
 
 def anthropic_from_spec(spec: str) -> AnthropicModel:
@@ -131,18 +109,15 @@ def _client(api_key: str | None, base_url: str | None, timeout: float | None) ->
         import anthropic
     except ImportError as error:
         raise missing_extra(PROVIDER, "anthropic", error) from None
-    has_env_key = any(os.environ.get(v) for v in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"))
-    if api_key is None and not has_env_key:
-        if base_url is None and not os.environ.get("ANTHROPIC_BASE_URL"):
-            raise UsageError(
-                "'anthropic:' needs an API key: set ANTHROPIC_API_KEY (or pass api_key=, or a "
-                "client= with the credentials you use)"
-            )
-        api_key = "not-needed"
-    options: dict[str, Any] = {"max_retries": 0}
-    if timeout is not None:
-        options["timeout"] = timeout
-    return anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, **options)
+    api_key = key_or_placeholder(
+        api_key,
+        base_url,
+        key_variables=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+        base_url_variable="ANTHROPIC_BASE_URL",
+        missing="'anthropic:' needs an API key: set ANTHROPIC_API_KEY (or pass api_key=, or a "
+        "client= with the credentials you use)",
+    )
+    return anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, **client_options(timeout))
 
 
 def _error(error: Exception) -> ProviderError | None:
@@ -247,11 +222,11 @@ def _assistant_blocks(message: Message) -> list[dict[str, Any]]:
     return blocks
 
 
-class _MessageEvents:
+class _MessageEvents(StreamTranslator):
     """Messages stream events (SDK objects) to model events."""
 
     def __init__(self, tools: ToolIndex) -> None:
-        self._calls = CallStream(tools)
+        super().__init__(tools)
         self._thinking: list[dict[str, Any]] = []  # consecutive thinking blocks so far
         self._input = Usage()
         self._output_tokens = 0
@@ -282,7 +257,7 @@ class _MessageEvents:
             if event.usage is not None and event.usage.output_tokens is not None:
                 self._output_tokens = event.usage.output_tokens
         elif kind == "message_stop":
-            return self._completed()
+            return self._message_done()
         return []
 
     def _block_start(self, index: int, block: Any) -> list[ModelEvent]:
@@ -319,16 +294,6 @@ class _MessageEvents:
         blocks = [{k: v for k, v in b.items() if k != "index"} for b in self._thinking]
         return [ReasoningDelta(text="", provider_data={THINKING_KEY: blocks})]
 
-    def _completed(self) -> list[ModelEvent]:
-        events = self._calls.end_all()
-        usage = Usage(
-            input_tokens=self._input.input_tokens,
-            output_tokens=self._output_tokens,
-            cached_input_tokens=self._input.cached_input_tokens,
-            requests=1,
-        )
-        events.append(UsageReported(usage=usage))
-        reason = self._stop_reason or ""
-        finish = _FINISH.get(reason) or ("tool_calls" if self._calls.count else "stop")
-        events.append(ResponseCompleted(finish_reason=finish))
-        return events
+    def _message_done(self) -> list[ModelEvent]:
+        usage = replace(self._input, output_tokens=self._output_tokens)
+        return self._completed(_FINISH.get(self._stop_reason or ""), usage)

@@ -13,27 +13,21 @@ import base64
 import functools
 import json
 import os
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 import anyio.to_thread
 
 from ..errors import ProviderError, UsageError
-from ..events import (
-    FinishReason,
-    ModelEvent,
-    ReasoningDelta,
-    ResponseCompleted,
-    TextDelta,
-    UsageReported,
-)
+from ..events import FinishReason, ModelEvent, ReasoningDelta, TextDelta
 from ..messages import Message, ReasoningPart, TextPart, ToolCall, Usage
+from ._adapter import Prepared, SdkAdapter, StreamTranslator, settings_fields
 from ._base import ModelRequest, ModelSettings, NamedToolChoice, ToolChoice
 from ._connect import missing_extra, parse_spec
 from ._history import Turns, system_text, text_blocks
 from ._http_errors import connection_error, is_transient_code, status_error, stream_error
 from ._names import wire_id, wire_name
-from ._tools import CallStream, ToolIndex, ToolTranslator, WireTool
+from ._tools import ToolIndex, ToolTranslator, WireTool
 from .profiles import BedrockProfile, bedrock_profile
 
 __all__ = ["BedrockClient", "BedrockModel", "bedrock_from_spec"]
@@ -61,10 +55,12 @@ class BedrockClient(Protocol):
     def close(self) -> None: ...
 
 
-class BedrockModel:
+class BedrockModel(SdkAdapter[BedrockClient]):
     """A model on Bedrock. Credentials and region come from boto3's usual chain (environment,
     profile, role; `AWS_BEARER_TOKEN_BEDROCK` for Bedrock API keys). `client` (a boto3
     `bedrock-runtime` client with retries off) replaces `region`, `endpoint_url` and `timeout`."""
+
+    _provider = PROVIDER
 
     def __init__(
         self,
@@ -76,65 +72,13 @@ class BedrockModel:
         profile: BedrockProfile | None = None,
         timeout: float | None = None,
     ) -> None:
-        self.model = model
+        super().__init__(model, client, functools.partial(_client, region, endpoint_url, timeout))
         self.profile = profile or bedrock_profile(model)
-        self._owns_client = client is None
-        self._client = client or _client(region, endpoint_url, timeout)
         self._tools = ToolTranslator(self.profile.schema_dialect, _render_tool)
 
-    @property
-    def name(self) -> str:
-        return f"{PROVIDER}:{self.model}"
-
-    async def aclose(self) -> None:
-        """Close the client this adapter made (an injected client is left to its owner)."""
-        if self._owns_client:
-            self._client.close()
-
-    def wire_request(self, request: ModelRequest) -> dict[str, Any]:
-        """The keyword arguments of the Converse call (redacted reasoning as bytes)."""
-        return self._prepare(request)[0]
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        kwargs, tools = self._prepare(request)
-        translator = _ConverseEvents(tools)
-        streaming = self.profile.stream_tool_use or "toolConfig" not in kwargs
-        try:
-            if streaming:
-                async for event in self._stream_events(kwargs):
-                    for out in translator.feed(event):
-                        yield out
-            else:
-                response = await anyio.to_thread.run_sync(
-                    functools.partial(self._client.converse, **kwargs), abandon_on_cancel=True
-                )
-                for event in _converse_as_stream(response):
-                    for out in translator.feed(event):
-                        yield out
-        except Exception as error:
-            mapped = _error(error)
-            if mapped is None:
-                raise
-            raise mapped from error
-        for out in translator.finish():
-            yield out
-
-    async def _stream_events(self, kwargs: dict[str, Any]) -> AsyncIterator[Mapping[str, Any]]:
-        response = await anyio.to_thread.run_sync(
-            functools.partial(self._client.converse_stream, **kwargs), abandon_on_cancel=True
-        )
-        stream = response["stream"]
-        try:
-            events: Iterator[Mapping[str, Any]] = iter(stream)
-            while True:
-                event = await anyio.to_thread.run_sync(next, events, None, abandon_on_cancel=True)
-                if event is None:
-                    return
-                yield event
-        finally:
-            stream.close()
-
-    def _prepare(self, request: ModelRequest) -> tuple[dict[str, Any], ToolIndex]:
+    def _prepare(self, request: ModelRequest) -> Prepared:
+        """The keyword arguments of the Converse call (redacted reasoning as bytes), the settings'
+        `extra` among them as `additionalModelRequestFields`."""
         tools = self._tools.translate(request.tools)
         messages = _messages(request.messages)
         kwargs: dict[str, Any] = {"modelId": self.model, "messages": messages}
@@ -151,7 +95,45 @@ class BedrockModel:
             kwargs["inferenceConfig"] = inference
         if request.settings.extra:
             kwargs["additionalModelRequestFields"] = dict(request.settings.extra)
-        return kwargs, tools
+        return Prepared(kwargs, {}, _ConverseEvents(tools))
+
+    def _send(self, prepared: Prepared) -> AsyncGenerator[Mapping[str, Any], None]:
+        if self.profile.stream_tool_use or "toolConfig" not in prepared.body:
+            return self._stream_events(prepared.body)
+        return self._converse_events(prepared.body)
+
+    async def _stream_events(
+        self, kwargs: dict[str, Any]
+    ) -> AsyncGenerator[Mapping[str, Any], None]:
+        response = await anyio.to_thread.run_sync(
+            functools.partial(self._client.converse_stream, **kwargs), abandon_on_cancel=True
+        )
+        stream = response["stream"]
+        try:
+            events: Iterator[Mapping[str, Any]] = iter(stream)
+            while True:
+                event = await anyio.to_thread.run_sync(next, events, None, abandon_on_cancel=True)
+                if event is None:
+                    return
+                yield event
+        finally:
+            stream.close()
+
+    async def _converse_events(
+        self, kwargs: dict[str, Any]
+    ) -> AsyncGenerator[Mapping[str, Any], None]:
+        """Converse's whole reply, as the events ConverseStream would have sent."""
+        response = await anyio.to_thread.run_sync(
+            functools.partial(self._client.converse, **kwargs), abandon_on_cancel=True
+        )
+        for event in _converse_as_stream(response):
+            yield event
+
+    def _map_error(self, error: Exception) -> Exception | None:
+        return _error(error)
+
+    async def _close_client(self) -> None:
+        self._client.close()
 
     def _tool_choice(self, choice: ToolChoice) -> dict[str, Any]:
         if choice == "auto":
@@ -238,16 +220,15 @@ def _render_tool(tool: WireTool) -> dict[str, Any]:
 def _inference(settings: ModelSettings) -> dict[str, Any]:
     if settings.seed is not None:
         raise UsageError("Bedrock Converse ('bedrock:') takes no seed")
-    out: dict[str, Any] = {}
-    if settings.max_output_tokens is not None:
-        out["maxTokens"] = settings.max_output_tokens
-    if settings.temperature is not None:
-        out["temperature"] = settings.temperature
-    if settings.top_p is not None:
-        out["topP"] = settings.top_p
-    if settings.stop:
-        out["stopSequences"] = list(settings.stop)
-    return out
+    return settings_fields(
+        settings,
+        {
+            "max_output_tokens": "maxTokens",
+            "temperature": "temperature",
+            "top_p": "topP",
+            "stop": "stopSequences",
+        },
+    )
 
 
 def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -344,11 +325,11 @@ def _delta(index: int, delta: Mapping[str, Any]) -> Mapping[str, Any]:
     return {"contentBlockDelta": {"contentBlockIndex": index, "delta": delta}}
 
 
-class _ConverseEvents:
+class _ConverseEvents(StreamTranslator):
     """ConverseStream events (plain dicts from boto3) to model events."""
 
     def __init__(self, tools: ToolIndex) -> None:
-        self._calls = CallStream(tools)
+        super().__init__(tools)
         self._reasoning: list[dict[str, Any]] = []  # consecutive reasoning blocks so far
         self._reasoning_index: int | None = None
         self._stop_reason: str | None = None
@@ -412,21 +393,16 @@ class _ConverseEvents:
             raise stream_error(
                 PROVIDER, f"the model wrote an unusable reply ({self._stop_reason})", retryable=True
             )
-        events = self._calls.end_all()
-        if self._usage is not None:
-            cached = self._usage.get("cacheReadInputTokens") or 0
-            written = self._usage.get("cacheWriteInputTokens") or 0
-            events.append(
-                UsageReported(
-                    usage=Usage(
-                        input_tokens=(self._usage.get("inputTokens") or 0) + cached + written,
-                        output_tokens=self._usage.get("outputTokens") or 0,
-                        cached_input_tokens=cached,
-                        requests=1,
-                    )
-                )
-            )
-        reason = self._stop_reason
-        finish = _FINISH.get(reason) or ("tool_calls" if self._calls.count else "stop")
-        events.append(ResponseCompleted(finish_reason=finish))
-        return events
+        return self._completed(_FINISH.get(self._stop_reason), _usage(self._usage))
+
+
+def _usage(usage: Mapping[str, Any] | None) -> Usage | None:
+    if usage is None:
+        return None
+    cached = usage.get("cacheReadInputTokens") or 0
+    written = usage.get("cacheWriteInputTokens") or 0
+    return Usage(
+        input_tokens=(usage.get("inputTokens") or 0) + cached + written,
+        output_tokens=usage.get("outputTokens") or 0,
+        cached_input_tokens=cached,
+    )

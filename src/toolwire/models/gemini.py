@@ -10,28 +10,23 @@ switch for parallel calls: `parallel_tool_calls=False` is not enforced by the AP
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 import re
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ProviderError, UsageError
-from ..events import (
-    FinishReason,
-    ModelEvent,
-    ReasoningDelta,
-    ResponseCompleted,
-    TextDelta,
-    UsageReported,
-)
+from ..events import FinishReason, ModelEvent, ReasoningDelta, TextDelta
 from ..messages import Message, TextPart, ToolCall, Usage
+from ._adapter import Prepared, SdkAdapter, SettingName, StreamTranslator, settings_fields
 from ._base import ModelProfile, ModelRequest, ModelSettings, NamedToolChoice, ToolChoice
-from ._connect import missing_extra, parse_spec
+from ._connect import key_or_placeholder, missing_extra, parse_spec
 from ._history import Turns, system_text
 from ._http_errors import api_message, connection_error, status_error, stream_error
 from ._names import wire_name
-from ._tools import CallStream, ToolIndex, ToolTranslator, WireTool
+from ._tools import ToolIndex, ToolTranslator, WireTool
 from .profiles import gemini_profile
 
 if TYPE_CHECKING:
@@ -60,9 +55,11 @@ _MODES = {"auto": "AUTO", "required": "ANY", "none": "NONE"}
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)s")
 
 
-class GeminiModel:
+class GeminiModel(SdkAdapter["Client"]):
     """Gemini through `google.genai`. `client` (a `google.genai.Client`, with
     `HttpRetryOptions(attempts=1)`) replaces `api_key`, `base_url` and `timeout`."""
+
+    _provider = PROVIDER
 
     def __init__(
         self,
@@ -74,49 +71,13 @@ class GeminiModel:
         profile: ModelProfile | None = None,
         timeout: float | None = None,
     ) -> None:
-        self.model = model
+        super().__init__(model, client, functools.partial(_client, api_key, base_url, timeout))
         self.profile = profile or gemini_profile(model)
-        self._owns_client = client is None
-        self._client = client or _client(api_key, base_url, timeout)
         self._tools = ToolTranslator(self.profile.schema_dialect, _render_tool, letter_first=True)
 
-    @property
-    def name(self) -> str:
-        return f"{PROVIDER}:{self.model}"
-
-    async def aclose(self) -> None:
-        """Close the client this adapter made (an injected client is left to its owner)."""
-        if self._owns_client:
-            await self._client.aio.aclose()
-
-    def wire_request(self, request: ModelRequest) -> dict[str, Any]:
-        """What is handed to the SDK: `model`, `contents` and `config`, in its field names."""
-        contents, config, _ = self._prepare(request)
-        return {"model": self.model, "contents": contents, "config": config}
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        contents, config, tools = self._prepare(request)
-        translator = _ChunkEvents(tools)
-        try:
-            chunks = await self._client.aio.models.generate_content_stream(
-                model=self.model,
-                contents=contents,
-                config=config,  # type: ignore[arg-type]
-            )
-            async for chunk in chunks:
-                for event in translator.feed(chunk):
-                    yield event
-        except Exception as error:
-            mapped = _error(error)
-            if mapped is None:
-                raise
-            raise mapped from error
-        for event in translator.finish():
-            yield event
-
-    def _prepare(
-        self, request: ModelRequest
-    ) -> tuple[list[dict[str, Any]], dict[str, Any], ToolIndex]:
+    def _prepare(self, request: ModelRequest) -> Prepared:
+        """The SDK's arguments, in its field names: `model`, `contents` and `config` (which holds
+        the settings' `extra`)."""
         tools = self._tools.translate(request.tools)
         config: dict[str, Any] = {}
         system = system_text(request.messages)
@@ -127,7 +88,19 @@ class GeminiModel:
             config["tool_config"] = {"function_calling_config": _tool_choice(request.tool_choice)}
         config.update(_settings(request.settings))
         config.update(request.settings.extra)
-        return _contents(request.messages), config, tools
+        body = {"model": self.model, "contents": _contents(request.messages), "config": config}
+        return Prepared(body, {}, _ChunkEvents(tools))
+
+    async def _send(self, prepared: Prepared) -> AsyncGenerator[Any, None]:
+        chunks = await self._client.aio.models.generate_content_stream(**prepared.body)
+        async for chunk in chunks:
+            yield chunk
+
+    def _map_error(self, error: Exception) -> Exception | None:
+        return _error(error)
+
+    async def _close_client(self) -> None:
+        await self._client.aio.aclose()
 
 
 def gemini_from_spec(spec: str) -> GeminiModel:
@@ -142,12 +115,15 @@ def _client(api_key: str | None, base_url: str | None, timeout: float | None) ->
         from google.genai import types
     except ImportError as error:
         raise missing_extra(PROVIDER, "gemini", error) from None
-    env_key = any(os.environ.get(v) for v in ("GEMINI_API_KEY", "GOOGLE_API_KEY"))
-    vertex = os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true")
-    if api_key is None and not env_key and not vertex:
-        if base_url is None and not os.environ.get("GOOGLE_GEMINI_BASE_URL"):
-            raise UsageError("'gemini:' needs an API key: set GEMINI_API_KEY (or pass api_key=)")
-        api_key = "not-needed"
+    # On Vertex AI, Google Cloud credentials can stand in for a key.
+    if os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() not in ("1", "true"):
+        api_key = key_or_placeholder(
+            api_key,
+            base_url,
+            key_variables=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+            base_url_variable="GOOGLE_GEMINI_BASE_URL",
+            missing="'gemini:' needs an API key: set GEMINI_API_KEY (or pass api_key=)",
+        )
     options = types.HttpOptions(
         base_url=base_url,
         retry_options=types.HttpRetryOptions(attempts=1),
@@ -204,18 +180,14 @@ def _tool_choice(choice: ToolChoice) -> dict[str, Any]:
 
 
 def _settings(settings: ModelSettings) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if settings.max_output_tokens is not None:
-        out["max_output_tokens"] = settings.max_output_tokens
-    if settings.temperature is not None:
-        out["temperature"] = settings.temperature
-    if settings.top_p is not None:
-        out["top_p"] = settings.top_p
-    if settings.seed is not None:
-        out["seed"] = settings.seed
-    if settings.stop:
-        out["stop_sequences"] = list(settings.stop)
-    return out
+    fields: dict[SettingName, str] = {
+        "max_output_tokens": "max_output_tokens",
+        "temperature": "temperature",
+        "top_p": "top_p",
+        "seed": "seed",
+        "stop": "stop_sequences",
+    }
+    return settings_fields(settings, fields)
 
 
 def _contents(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -270,12 +242,12 @@ def _call_part(call: ToolCall, ids_from_api: set[str]) -> dict[str, Any]:
     return part
 
 
-class _ChunkEvents:
+class _ChunkEvents(StreamTranslator):
     """`GenerateContentResponse` chunks (SDK objects) to model events. Gemini sends each call
     whole, its arguments as an object."""
 
     def __init__(self, tools: ToolIndex) -> None:
-        self._calls = CallStream(tools)
+        super().__init__(tools)
         self._finish: str | None = None
         self._usage: Any = None
         self._text_signature: str | None = None
@@ -322,25 +294,18 @@ class _ChunkEvents:
             raise stream_error(
                 PROVIDER, f"the model wrote an unusable call ({self._finish})", retryable=True
             )
-        events = self._calls.end_all()
-        if self._usage is not None:
-            usage = self._usage
-            events.append(
-                UsageReported(
-                    usage=Usage(
-                        input_tokens=(usage.prompt_token_count or 0)
-                        + (usage.tool_use_prompt_token_count or 0),
-                        output_tokens=(usage.candidates_token_count or 0)
-                        + (usage.thoughts_token_count or 0),
-                        cached_input_tokens=usage.cached_content_token_count or 0,
-                        requests=1,
-                    )
-                )
-            )
-        finish = _FINISH.get(self._finish) or ("tool_calls" if self._calls.count else "stop")
         data = {TEXT_SIGNATURE_KEY: self._text_signature} if self._text_signature else None
-        events.append(ResponseCompleted(finish_reason=finish, provider_data=data))
-        return events
+        return self._completed(_FINISH.get(self._finish), _usage(self._usage), data)
+
+
+def _usage(usage: Any) -> Usage | None:
+    if usage is None:
+        return None
+    return Usage(
+        input_tokens=(usage.prompt_token_count or 0) + (usage.tool_use_prompt_token_count or 0),
+        output_tokens=(usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0),
+        cached_input_tokens=usage.cached_content_token_count or 0,
+    )
 
 
 def _enum_name(value: Any) -> str:

@@ -8,24 +8,19 @@ compatible profile: plain JSON Schema, no strict mode, `max_tokens`. Their reaso
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import AsyncIterator, Hashable, Sequence
+from collections.abc import AsyncGenerator, Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..events import (
-    FinishReason,
-    ModelEvent,
-    ReasoningDelta,
-    ResponseCompleted,
-    TextDelta,
-    UsageReported,
-)
+from ..events import FinishReason, ModelEvent, ReasoningDelta, TextDelta
 from ..messages import Message, TextPart, Usage
+from ._adapter import Prepared, SdkAdapter, SettingName, StreamTranslator, settings_fields
 from ._base import ModelRequest, ModelSettings, NamedToolChoice, ToolChoice
 from ._connect import parse_spec
 from ._names import wire_name
-from ._openai_client import openai_client, openai_error
-from ._tools import CallStream, Dialect, ToolIndex, ToolTranslator, WireTool
+from ._openai_client import openai_client, openai_dialect, openai_error
+from ._tools import ToolIndex, ToolTranslator, WireTool
 from .profiles import OpenAIProfile, openai_compatible_profile, openai_profile
 
 if TYPE_CHECKING:
@@ -37,10 +32,12 @@ PROVIDER = "openai-chat"
 _FINISH: dict[str, FinishReason] = {"length": "length", "content_filter": "content_filter"}
 
 
-class OpenAIChatModel:
+class OpenAIChatModel(SdkAdapter["AsyncOpenAI"]):
     """A model behind a Chat Completions endpoint. `client` (an `openai.AsyncOpenAI`, with
     `max_retries=0`) replaces `api_key`, `base_url` and `timeout`. The profile defaults to OpenAI's
     for api.openai.com and to the compatible one for any other server."""
+
+    _provider = PROVIDER
 
     def __init__(
         self,
@@ -52,52 +49,17 @@ class OpenAIChatModel:
         profile: OpenAIProfile | None = None,
         timeout: float | None = None,
     ) -> None:
-        self.model = model
-        self._owns_client = client is None
-        self._client = client or openai_client(
-            PROVIDER, api_key=api_key, base_url=base_url, timeout=timeout
+        connect = functools.partial(
+            openai_client, PROVIDER, api_key=api_key, base_url=base_url, timeout=timeout
         )
+        super().__init__(model, client, connect)
         if profile is None:
             is_openai = self._client.base_url.host == "api.openai.com"
             profile = openai_profile(model) if is_openai else openai_compatible_profile(model)
         self.profile = profile
-        dialect: Dialect = "openai-strict" if profile.strict_schemas else "json-schema"
-        self._tools = ToolTranslator(dialect, _render_tool)
+        self._tools = ToolTranslator(openai_dialect(profile), _render_tool)
 
-    @property
-    def name(self) -> str:
-        return f"{PROVIDER}:{self.model}"
-
-    async def aclose(self) -> None:
-        """Close the client this adapter made (an injected client is left to its owner)."""
-        if self._owns_client:
-            await self._client.close()
-
-    def wire_request(self, request: ModelRequest) -> dict[str, Any]:
-        """The request body exactly as it is sent (settings' `extra` merged in)."""
-        body, extra, _ = self._prepare(request)
-        return {**body, **extra}
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        body, extra, tools = self._prepare(request)
-        translator = _ChatEvents(tools)
-        try:
-            chunks = await self._client.chat.completions.create(
-                **body, stream=True, extra_body=extra or None
-            )
-            async with chunks:
-                async for chunk in chunks:
-                    for event in translator.feed(chunk):
-                        yield event
-        except Exception as error:
-            mapped = openai_error(PROVIDER, error)
-            if mapped is None:
-                raise
-            raise mapped from error
-        for event in translator.finish():
-            yield event
-
-    def _prepare(self, request: ModelRequest) -> tuple[dict[str, Any], dict[str, Any], ToolIndex]:
+    def _prepare(self, request: ModelRequest) -> Prepared:
         tools = self._tools.translate(request.tools)
         body: dict[str, Any] = {"model": self.model, "messages": _messages(request.messages)}
         if self.profile.stream_usage:
@@ -108,7 +70,21 @@ class OpenAIChatModel:
             if self.profile.parallel_tool_calls:
                 body["parallel_tool_calls"] = request.parallel_tool_calls
         body.update(_settings(request.settings, self.profile))
-        return body, dict(request.settings.extra), tools
+        return Prepared(body, dict(request.settings.extra), _ChatEvents(tools))
+
+    async def _send(self, prepared: Prepared) -> AsyncGenerator[Any, None]:
+        chunks = await self._client.chat.completions.create(
+            **prepared.body, stream=True, extra_body=prepared.extra or None
+        )
+        async with chunks:
+            async for chunk in chunks:
+                yield chunk
+
+    def _map_error(self, error: Exception) -> Exception | None:
+        return openai_error(PROVIDER, error)
+
+    async def _close_client(self) -> None:
+        await self._client.close()
 
 
 def openai_chat_from_spec(spec: str) -> OpenAIChatModel:
@@ -135,18 +111,14 @@ def _tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
 
 
 def _settings(settings: ModelSettings, profile: OpenAIProfile) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if settings.max_output_tokens is not None:
-        out[profile.max_tokens_field] = settings.max_output_tokens
-    if settings.temperature is not None:
-        out["temperature"] = settings.temperature
-    if settings.top_p is not None:
-        out["top_p"] = settings.top_p
-    if settings.seed is not None:
-        out["seed"] = settings.seed
-    if settings.stop:
-        out["stop"] = list(settings.stop)
-    return out
+    fields: dict[SettingName, str] = {
+        "max_output_tokens": profile.max_tokens_field,
+        "temperature": "temperature",
+        "top_p": "top_p",
+        "seed": "seed",
+        "stop": "stop",
+    }
+    return settings_fields(settings, fields)
 
 
 def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -182,7 +154,7 @@ def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     return out
 
 
-class _ChatEvents:
+class _ChatEvents(StreamTranslator):
     """Chat Completions chunks (SDK objects) to model events.
 
     Calls are keyed by their `index`. Servers differ: some send the id and name in the first
@@ -190,7 +162,7 @@ class _ChatEvents:
     """
 
     def __init__(self, tools: ToolIndex) -> None:
-        self._calls = CallStream(tools)
+        super().__init__(tools)
         self._ids: dict[Hashable, str] = {}
         self._early: dict[Hashable, list[str]] = {}
         self._finish: str | None = None
@@ -240,20 +212,15 @@ class _ChatEvents:
     def finish(self) -> list[ModelEvent]:
         if self._finish is None:
             return []  # the stream ended before the model finished: the loop retries
-        events = self._calls.end_all()
-        if self._usage is not None:
-            details = getattr(self._usage, "prompt_tokens_details", None)
-            cached = getattr(details, "cached_tokens", None) or 0
-            events.append(
-                UsageReported(
-                    usage=Usage(
-                        input_tokens=self._usage.prompt_tokens or 0,
-                        output_tokens=self._usage.completion_tokens or 0,
-                        cached_input_tokens=cached,
-                        requests=1,
-                    )
-                )
-            )
-        finish = _FINISH.get(self._finish) or ("tool_calls" if self._calls.count else "stop")
-        events.append(ResponseCompleted(finish_reason=finish))
-        return events
+        return self._completed(_FINISH.get(self._finish), _usage(self._usage))
+
+
+def _usage(usage: Any) -> Usage | None:
+    if usage is None:
+        return None
+    details = getattr(usage, "prompt_tokens_details", None)
+    return Usage(
+        input_tokens=usage.prompt_tokens or 0,
+        output_tokens=usage.completion_tokens or 0,
+        cached_input_tokens=getattr(details, "cached_tokens", None) or 0,
+    )

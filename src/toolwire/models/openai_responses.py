@@ -7,26 +7,21 @@ that reasoned before a call keeps its reasoning when it sees the result.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
-from ..events import (
-    FinishReason,
-    ModelEvent,
-    ReasoningDelta,
-    ResponseCompleted,
-    TextDelta,
-    UsageReported,
-)
+from ..events import FinishReason, ModelEvent, ReasoningDelta, TextDelta
 from ..messages import Message, ReasoningPart, TextPart, ToolCall, ToolResult, Usage
+from ._adapter import Prepared, SdkAdapter, StreamTranslator, settings_fields
 from ._base import ModelRequest, ModelSettings, NamedToolChoice, ToolChoice
 from ._connect import parse_spec
 from ._http_errors import is_transient_code, stream_error
 from ._names import wire_name
-from ._openai_client import openai_client, openai_error
-from ._tools import CallStream, Dialect, ToolIndex, ToolTranslator, WireTool
+from ._openai_client import openai_client, openai_dialect, openai_error
+from ._tools import ToolIndex, ToolTranslator, WireTool
 from .profiles import OpenAIProfile, openai_profile
 
 if TYPE_CHECKING:
@@ -38,10 +33,17 @@ PROVIDER = "openai"
 REASONING_KEY = "openai_reasoning"
 """`ReasoningPart.provider_data[REASONING_KEY]`: the reasoning items, as the API wants them back."""
 
+_FINISH: dict[str, FinishReason] = {
+    "max_output_tokens": "length",
+    "content_filter": "content_filter",
+}
 
-class OpenAIResponsesModel:
+
+class OpenAIResponsesModel(SdkAdapter["AsyncOpenAI"]):
     """A model behind the Responses API. `client` (an `openai.AsyncOpenAI`, with `max_retries=0`:
     the loop retries) replaces `api_key`, `base_url` and `timeout`."""
+
+    _provider = PROVIDER
 
     def __init__(
         self,
@@ -53,47 +55,14 @@ class OpenAIResponsesModel:
         profile: OpenAIProfile | None = None,
         timeout: float | None = None,
     ) -> None:
-        self.model = model
-        self.profile = profile or openai_profile(model)
-        self._owns_client = client is None
-        self._client = client or openai_client(
-            PROVIDER, api_key=api_key, base_url=base_url, timeout=timeout
+        connect = functools.partial(
+            openai_client, PROVIDER, api_key=api_key, base_url=base_url, timeout=timeout
         )
-        dialect: Dialect = "openai-strict" if self.profile.strict_schemas else "json-schema"
-        self._tools = ToolTranslator(dialect, _render_tool)
+        super().__init__(model, client, connect)
+        self.profile = profile or openai_profile(model)
+        self._tools = ToolTranslator(openai_dialect(self.profile), _render_tool)
 
-    @property
-    def name(self) -> str:
-        return f"{PROVIDER}:{self.model}"
-
-    async def aclose(self) -> None:
-        """Close the client this adapter made (an injected client is left to its owner)."""
-        if self._owns_client:
-            await self._client.close()
-
-    def wire_request(self, request: ModelRequest) -> dict[str, Any]:
-        """The request body exactly as it is sent (settings' `extra` merged in)."""
-        body, extra, _ = self._prepare(request)
-        return {**body, **extra}
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        body, extra, tools = self._prepare(request)
-        translator = _ResponseEvents(tools)
-        try:
-            events = await self._client.responses.create(
-                **body, stream=True, extra_body=extra or None
-            )
-            async with events:
-                async for event in events:
-                    for out in translator.feed(event):
-                        yield out
-        except Exception as error:
-            mapped = openai_error(PROVIDER, error)
-            if mapped is None:
-                raise
-            raise mapped from error
-
-    def _prepare(self, request: ModelRequest) -> tuple[dict[str, Any], dict[str, Any], ToolIndex]:
+    def _prepare(self, request: ModelRequest) -> Prepared:
         tools = self._tools.translate(request.tools)
         body: dict[str, Any] = {
             "model": self.model,
@@ -108,7 +77,21 @@ class OpenAIResponsesModel:
             if self.profile.parallel_tool_calls:
                 body["parallel_tool_calls"] = request.parallel_tool_calls
         body.update(_settings(request.settings))
-        return body, dict(request.settings.extra), tools
+        return Prepared(body, dict(request.settings.extra), _ResponseEvents(tools))
+
+    async def _send(self, prepared: Prepared) -> AsyncGenerator[Any, None]:
+        events = await self._client.responses.create(
+            **prepared.body, stream=True, extra_body=prepared.extra or None
+        )
+        async with events:
+            async for event in events:
+                yield event
+
+    def _map_error(self, error: Exception) -> Exception | None:
+        return openai_error(PROVIDER, error)
+
+    async def _close_client(self) -> None:
+        await self._client.close()
 
 
 def openai_from_spec(spec: str) -> OpenAIResponsesModel:
@@ -138,14 +121,10 @@ def _settings(settings: ModelSettings) -> dict[str, Any]:
         raise UsageError("the Responses API ('openai:') has no stop sequences: use 'openai-chat:'")
     if settings.seed is not None:
         raise UsageError("the Responses API ('openai:') takes no seed: use 'openai-chat:'")
-    out: dict[str, Any] = {}
-    if settings.max_output_tokens is not None:
-        out["max_output_tokens"] = settings.max_output_tokens
-    if settings.temperature is not None:
-        out["temperature"] = settings.temperature
-    if settings.top_p is not None:
-        out["top_p"] = settings.top_p
-    return out
+    return settings_fields(
+        settings,
+        {"max_output_tokens": "max_output_tokens", "temperature": "temperature", "top_p": "top_p"},
+    )
 
 
 def _input_items(messages: Sequence[Message], *, send_reasoning: bool) -> list[dict[str, Any]]:
@@ -189,11 +168,11 @@ def _call_item(call: ToolCall) -> dict[str, Any]:
     return item
 
 
-class _ResponseEvents:
+class _ResponseEvents(StreamTranslator):
     """Responses stream events (SDK objects) to model events."""
 
     def __init__(self, tools: ToolIndex) -> None:
-        self._calls = CallStream(tools)
+        super().__init__(tools)
         self._reasoning: list[dict[str, Any]] = []
 
     def feed(self, event: Any) -> list[ModelEvent]:
@@ -211,7 +190,7 @@ class _ResponseEvents:
         if kind == "response.output_item.done":
             return self._item_done(event.output_index, event.item)
         if kind in ("response.completed", "response.incomplete"):
-            return self._completed(event.response)
+            return self._response_done(event.response)
         if kind == "response.failed":
             error = event.response.error
             code = error.code if error is not None else None
@@ -248,30 +227,19 @@ class _ResponseEvents:
         self._reasoning.append(stored)
         return [ReasoningDelta(text="", provider_data={REASONING_KEY: list(self._reasoning)})]
 
-    def _completed(self, response: Any) -> list[ModelEvent]:
+    def _response_done(self, response: Any) -> list[ModelEvent]:
         details = response.incomplete_details
         reason = details.reason if details is not None else None
-        finish: FinishReason
-        if reason == "max_output_tokens":
-            finish = "length"
-        elif reason == "content_filter":
-            finish = "content_filter"
-        else:
-            finish = "tool_calls" if self._calls.count else "stop"
-        events = self._calls.end_all()
-        usage = response.usage
-        if usage is not None:
-            input_details = usage.input_tokens_details
-            cached = (input_details.cached_tokens if input_details is not None else 0) or 0
-            events.append(
-                UsageReported(
-                    usage=Usage(
-                        input_tokens=usage.input_tokens,
-                        output_tokens=usage.output_tokens,
-                        cached_input_tokens=cached,
-                        requests=1,
-                    )
-                )
-            )
-        events.append(ResponseCompleted(finish_reason=finish))
-        return events
+        return self._completed(_FINISH.get(reason or ""), _usage(response.usage))
+
+
+def _usage(usage: Any) -> Usage | None:
+    if usage is None:
+        return None
+    details = usage.input_tokens_details
+    cached = (details.cached_tokens if details is not None else 0) or 0
+    return Usage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cached_input_tokens=cached,
+    )

@@ -1,0 +1,139 @@
+"""What the adapters for providers' APIs share: the client they talk through, one stream skeleton,
+the end of a response and the settings under an API's field names.
+
+Each adapter module keeps its API's format: the request it builds with the translator of the reply
+(`_prepare`), the SDK call that streams the reply (`_send`) and the SDK's exceptions as toolwire's
+(`_map_error`). Its constructor makes the connection (or takes the client it is
+given), and what the model can do comes from its profile (`profiles.py`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from contextlib import aclosing
+from dataclasses import replace
+from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeAlias, TypeVar
+
+from ..events import FinishReason, ModelEvent, ResponseCompleted, UsageReported
+from ..messages import Usage
+from ._base import ModelRequest, ModelSettings
+from ._tools import CallStream, ToolIndex
+
+ClientT = TypeVar("ClientT")
+
+
+class StreamTranslator(ABC):
+    """An API's stream events to model events: `feed` each event, then `finish` once the stream
+    has ended."""
+
+    def __init__(self, tools: ToolIndex) -> None:
+        self._calls = CallStream(tools)
+
+    @abstractmethod
+    def feed(self, event: Any) -> list[ModelEvent]: ...
+
+    def finish(self) -> list[ModelEvent]:
+        """What the end of the stream adds: nothing, where an event of the API says it is done."""
+        return []
+
+    def _completed(
+        self,
+        reason: FinishReason | None,
+        usage: Usage | None,
+        provider_data: Mapping[str, Any] | None = None,
+    ) -> list[ModelEvent]:
+        """The last events of a response: the calls still open end, its usage (one request) is
+        reported, and `ResponseCompleted` gives `reason`, or else whether the model made calls."""
+        events = self._calls.end_all()
+        if usage is not None:
+            events.append(UsageReported(usage=replace(usage, requests=1)))
+        finish = reason or ("tool_calls" if self._calls.count else "stop")
+        events.append(ResponseCompleted(finish_reason=finish, provider_data=provider_data))
+        return events
+
+
+class Prepared(NamedTuple):
+    """One request in the API's shape, and the translator of the reply to it (which knows the
+    request's tools)."""
+
+    body: dict[str, Any]
+    """What the SDK call takes by name."""
+    extra: dict[str, Any]
+    """The settings' `extra`, for SDKs that take unknown fields apart (`extra_body`); empty where
+    the adapter put them in `body` itself."""
+    reply: StreamTranslator
+
+
+class SdkAdapter(ABC, Generic[ClientT]):
+    """A model behind a provider's SDK client: the client it made (closed by `aclose`) or was
+    given (left to its owner), and the stream of a request, its errors mapped at the boundary."""
+
+    _provider: ClassVar[str]
+    """The model-string prefix (`provider:MODEL`)."""
+
+    def __init__(self, model: str, client: ClientT | None, connect: Callable[[], ClientT]) -> None:
+        self.model = model
+        self._owns_client = client is None
+        self._client = connect() if client is None else client
+
+    @property
+    def name(self) -> str:
+        return f"{self._provider}:{self.model}"
+
+    async def aclose(self) -> None:
+        """Close the client this adapter made (an injected client is left to its owner)."""
+        if self._owns_client:
+            await self._close_client()
+
+    def wire_request(self, request: ModelRequest) -> dict[str, Any]:
+        """The request exactly as it is handed to the SDK (settings' `extra` merged in)."""
+        prepared = self._prepare(request)
+        return {**prepared.body, **prepared.extra}
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        prepared = self._prepare(request)
+        try:
+            # Closed here, not when collected, so that a reader who stops early frees the
+            # connection at once.
+            async with aclosing(self._send(prepared)) as replies:
+                async for reply in replies:
+                    for event in prepared.reply.feed(reply):
+                        yield event
+        except Exception as error:
+            mapped = self._map_error(error)
+            if mapped is None:
+                raise
+            raise mapped from error
+        for event in prepared.reply.finish():
+            yield event
+
+    @abstractmethod
+    def _prepare(self, request: ModelRequest) -> Prepared: ...
+
+    @abstractmethod
+    def _send(self, prepared: Prepared) -> AsyncGenerator[Any, None]:
+        """The SDK's stream of events for the request."""
+
+    @abstractmethod
+    def _map_error(self, error: Exception) -> Exception | None:
+        """The toolwire error for an exception of the SDK; None for any other exception."""
+
+    @abstractmethod
+    async def _close_client(self) -> None: ...
+
+
+SettingName: TypeAlias = Literal["max_output_tokens", "temperature", "top_p", "seed", "stop"]
+
+
+def settings_fields(settings: ModelSettings, fields: Mapping[SettingName, str]) -> dict[str, Any]:
+    """The settings given (not None, `stop` not empty), under the API's names: `fields` maps each
+    setting the API takes to its field; the API's other settings are the adapter's to refuse."""
+    given = {
+        "max_output_tokens": settings.max_output_tokens,
+        "temperature": settings.temperature,
+        "top_p": settings.top_p,
+        "seed": settings.seed,
+        "stop": list(settings.stop) or None,
+    }
+    return {field: given[name] for name, field in fields.items() if given[name] is not None}
