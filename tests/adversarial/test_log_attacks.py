@@ -48,6 +48,7 @@ from toolwire.models import ScriptedCall
 
 KEY = "proxykey-7f3a9c2e1b5d44"
 """An API key with no recognisable shape: only the environment says it is one."""
+RUN_ID = "replayed-run"
 
 
 @tool
@@ -201,12 +202,12 @@ def test_repeated_call_ids_each_get_their_own_result_and_log_row() -> None:
 def test_ids_given_in_place_of_repeated_ones_are_the_same_when_a_run_is_replayed() -> None:
     def run() -> RunResult:
         model = ScriptedModel([Turn(tool_calls=[addition(1, 2, "c"), addition(3, 4, "c")]), "done"])
-        return Agent(model, [add], log=log).run_sync("add", run_id="replayed-run")
+        return Agent(model, [add], log=log).run_sync("add", run_id=RUN_ID)
 
     log = RunLog()
     first, second = run(), run()
     assert call_ids(first) == call_ids(second)
-    assert len(log.calls("replayed-run")) == 2
+    assert len(log.calls(RUN_ID)) == 2
 
 
 def test_a_continued_conversation_never_reuses_an_id_from_its_history() -> None:
@@ -223,20 +224,18 @@ def test_a_continued_conversation_never_reuses_an_id_from_its_history() -> None:
     assert_each_call_answered_by_its_own_result(second)
 
 
+pairs = st.tuples(st.integers(0, 9), st.integers(0, 9))
+# Repeated ids, missing ones, and copies of the ids the loop itself generates for this run.
+ids = st.sampled_from([None, "", "call_0", "call_1", *(f"call_{RUN_ID[:12]}_{n}" for n in (1, 2))])
+
+
 @st.composite
 def scripts(draw: st.DrawFn) -> list[Turn | str]:
-    """Turns whose ids repeat, are missing, or copy ids the loop itself generates."""
-    ids = st.sampled_from(
-        [None, "", "call_0", "call_1", "call_replayed-ru_1", "call_replayed-ru_2"]
-    )
     turns: list[Turn | str] = [
         Turn(tool_calls=[addition(a, b, draw(ids)) for a, b in draw(st.lists(pairs, max_size=4))])
         for _ in range(draw(st.integers(0, 3)))
     ]
     return [*turns, "done"]
-
-
-pairs = st.tuples(st.integers(0, 9), st.integers(0, 9))
 
 
 @settings(max_examples=40, deadline=None)
@@ -246,7 +245,7 @@ def test_any_mix_of_repeated_and_missing_ids_keeps_every_call_apart(
 ) -> None:
     with tempfile.TemporaryDirectory() as directory:
         log = RunLog(Path(directory) / "runs.db")
-        result = Agent(ScriptedModel(script), [add], log=log).run_sync("go", run_id="replayed-run")
+        result = Agent(ScriptedModel(script), [add], log=log).run_sync("go", run_id=RUN_ID)
         ids = call_ids(result)
         assert len(ids) == len(set(ids)) == len(result.calls)
         assert_each_call_answered_by_its_own_result(result)
