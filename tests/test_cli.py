@@ -86,7 +86,6 @@ def test_run_json_and_then_logs(project: Path) -> None:
         {
             "name": "add",
             "arguments": {"a": 2, "b": 40},
-            "edited_arguments": None,
             "is_error": False,
             "result": "42",
             "decided_by": None,

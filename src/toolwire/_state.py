@@ -32,7 +32,7 @@ class RunState:
     records: list[CallRecord] = field(default_factory=list)
     answered: dict[str, tuple[ToolResult, CallRecord]] = field(default_factory=dict)
     """Results of the current turn so far, in finishing order, so a cancelled turn can still
-    answer every call."""
+    answer every call. Keyed by call id, which no two calls of a run share (`IdSource.call_id`)."""
 
     def close_turn(self, calls: Sequence[ToolCall]) -> tuple[ToolResult, ...]:
         """The turn's results and records, in the order the calls were written."""

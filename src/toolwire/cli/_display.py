@@ -117,9 +117,6 @@ def result_json(result: RunResult) -> dict[str, Any]:
             {
                 "name": record.call.name,
                 "arguments": dict(record.call.arguments),
-                "edited_arguments": (
-                    None if record.edited_arguments is None else dict(record.edited_arguments)
-                ),
                 "is_error": record.result.is_error,
                 "result": record.result.content,
                 "decided_by": record.decided_by,
