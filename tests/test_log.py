@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from toolwire import Agent, Limits, ScriptedModel, Turn, tool
-from toolwire.log import RunLog, default_log_path
+from toolwire.log import MIGRATIONS, RunLog, default_log_path
 from toolwire.models import ScriptedCall
 
 
@@ -74,7 +74,7 @@ def test_migrations_run_once_and_the_env_var_moves_the_log(
     RunLog(tmp_path / "a.db").close()
     RunLog(tmp_path / "a.db").close()
     version = sqlite3.connect(tmp_path / "a.db").execute("PRAGMA user_version").fetchone()[0]
-    assert version == 1
+    assert version == len(MIGRATIONS)
     assert default_log_path() == Path(os.environ["TOOLWIRE_DATA_DIR"]) / "runs.db"
 
 

@@ -58,7 +58,8 @@ class ResponseBuilder:
         self._completed: ResponseCompleted | None = None
 
     def add(self, event: ModelEvent) -> ModelEvent:
-        """Take one event; returns it as consumers should see it (with the call id filled in)."""
+        """Take one event; returns it as consumers should see it (with the call's id in the run:
+        filled in when the provider sent none, replaced when this run already used it)."""
         if isinstance(event, TextDelta):
             self._flush_reasoning()
             self._text.append(event.text)
@@ -70,15 +71,15 @@ class ResponseBuilder:
         elif isinstance(event, ToolCallStarted):
             self._flush_text()
             self._flush_reasoning()
-            if event.id is None:
+            call_id = self._ids.call_id(event.id)
+            if call_id != event.id:
                 event = ToolCallStarted(
                     index=event.index,
                     name=event.name,
-                    id=self._ids.call_id(),
+                    id=call_id,
                     provider_data=event.provider_data,
                 )
-            assert event.id is not None
-            pending = _PendingCall(event.id, event.name, event.provider_data)
+            pending = _PendingCall(call_id, event.name, event.provider_data)
             self._calls[event.index] = pending
             self._parts.append(pending)
         elif isinstance(event, ToolCallArgumentsDelta):

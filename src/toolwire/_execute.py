@@ -24,6 +24,7 @@ from .tools import Tool, ToolContext
 class _Refused:
     result: ToolResult
     decided_by: str | None = None
+    edited_arguments: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,7 @@ class _Ready:
     arguments: Mapping[str, Any]
     loop_key: tuple[str, str]
     decided_by: str | None
+    edited_arguments: Mapping[str, Any] | None = None
 
 
 async def execute_calls(
@@ -50,7 +52,15 @@ async def execute_calls(
             if isinstance(outcome, _Ready):
                 ready.append(outcome)
             else:
-                _answer(state, call, outcome.result, step, started, outcome.decided_by)
+                _answer(
+                    state,
+                    call,
+                    outcome.result,
+                    step,
+                    started,
+                    outcome.decided_by,
+                    outcome.edited_arguments,
+                )
         if len(ready) == 1:
             await _run(state, ready[0], step)
         elif ready:
@@ -90,9 +100,11 @@ def _batches(calls: Sequence[ToolCall], catalogue: Mapping[str, Tool]) -> list[l
 async def _prepare(
     state: RunState, call: ToolCall, catalogue: Mapping[str, Tool]
 ) -> _Ready | _Refused:
-    def error(content: str, decided_by: str | None = None) -> _Refused:
+    def error(
+        content: str, decided_by: str | None = None, edited: Mapping[str, Any] | None = None
+    ) -> _Refused:
         result = ToolResult(call_id=call.id, name=call.name, content=content, is_error=True)
-        return _Refused(result, decided_by)
+        return _Refused(result, decided_by, edited)
 
     if call.error is not None:
         return error(call.error)
@@ -115,7 +127,7 @@ async def _prepare(
             f"{state.guard.repeats(loop_key) - 1} times.{shown}Use what you have, or change "
             "approach; repeating this call again stops the run."
         )
-    decided_by = None
+    decided_by = edited = None
     if tool.needs_approval:
         decision = await _approval(state, call, tool, arguments)
         decided_by = decision.by
@@ -123,11 +135,14 @@ async def _prepare(
             reason = f" Their reason: {decision.message}" if decision.message else ""
             return error(f"The user declined this call; do not retry it.{reason}", decided_by)
         if isinstance(decision, Edit):
+            edited = decision.arguments
             try:
-                arguments = tool.validate(decision.arguments)
+                arguments = tool.validate(edited)
             except InvalidArguments as invalid:
-                return error(f"The approver's edited arguments are invalid: {invalid}", decided_by)
-    return _Ready(call, tool, arguments, loop_key, decided_by)
+                return error(
+                    f"The approver's edited arguments are invalid: {invalid}", decided_by, edited
+                )
+    return _Ready(call, tool, arguments, loop_key, decided_by, edited)
 
 
 async def _approval(
@@ -217,7 +232,7 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
     else:
         state.guard.last_result[ready.loop_key] = content
     result = ToolResult(call_id=call.id, name=call.name, content=content, is_error=is_error)
-    _answer(state, call, result, step, started, ready.decided_by)
+    _answer(state, call, result, step, started, ready.decided_by, ready.edited_arguments)
 
 
 def _answer(
@@ -227,6 +242,7 @@ def _answer(
     step: int,
     started: float,
     decided_by: str | None,
+    edited_arguments: Mapping[str, Any] | None = None,
 ) -> None:
     full_content = None
     limit = state.limits.max_result_chars
@@ -240,7 +256,12 @@ def _answer(
         )
     duration = state.clock.now() - started
     record = CallRecord(
-        call=call, result=result, step=step, duration=duration, decided_by=decided_by
+        call=call,
+        result=result,
+        step=step,
+        duration=duration,
+        decided_by=decided_by,
+        edited_arguments=edited_arguments,
     )
     state.answered[call.id] = (result, record)
     state.emit(
@@ -252,6 +273,7 @@ def _answer(
             duration=duration,
             full_content=full_content,
             decided_by=decided_by,
+            edited_arguments=edited_arguments,
         )
     )
 

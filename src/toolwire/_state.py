@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._loopguard import LoopGuard
+from ._redact import redact
 from .approval import Approver
 from .clock import Clock, IdSource
 from .events import RunEvent
@@ -25,12 +26,13 @@ class RunState:
     deps: Mapping[str, Any]
     approver: Approver | None
     secrets: list[str]
+    """Values no error text may show (`_redact.run_secrets`)."""
     deadline: float | None
     guard: LoopGuard
     records: list[CallRecord] = field(default_factory=list)
     answered: dict[str, tuple[ToolResult, CallRecord]] = field(default_factory=dict)
     """Results of the current turn so far, in finishing order, so a cancelled turn can still
-    answer every call."""
+    answer every call. Keyed by call id, which no two calls of a run share (`IdSource.call_id`)."""
 
     def close_turn(self, calls: Sequence[ToolCall]) -> tuple[ToolResult, ...]:
         """The turn's results and records, in the order the calls were written."""
@@ -38,6 +40,9 @@ class RunState:
         self.records.extend(record for _, record in done)
         self.answered.clear()
         return tuple(result for result, _ in done)
+
+    def redact(self, text: str) -> str:
+        return redact(text, self.secrets)
 
     def remaining(self) -> float | None:
         return None if self.deadline is None else self.deadline - self.clock.now()

@@ -12,7 +12,7 @@ import anyio
 from ._assemble import ModelResponse, ResponseBuilder
 from ._execute import answer_the_rest, execute_calls
 from ._loopguard import LoopGuard
-from ._redact import secret_env_values
+from ._redact import run_secrets
 from ._state import RunState
 from ._sync import sync_runner
 from .approval import Approver
@@ -119,19 +119,22 @@ class Agent:
         emit = self._emitter(run_id, on_event)
         limits = limits or self.limits
         clock = self.clock
+        messages = _initial_messages(self.instructions, history, prompt)
+        ids = IdSource(run_id)
+        ids.take(call.id for message in messages for call in message.tool_calls)
         state = RunState(
             run_id=run_id,
             clock=clock,
             limits=limits,
-            ids=IdSource(run_id),
+            ids=ids,
             emit=emit,
             deps=deps or {},
             approver=self.approver,
-            secrets=[v for v in (deps or {}).values() if isinstance(v, str)] + secret_env_values(),
+            secrets=run_secrets(deps or {}),
             deadline=None if limits.timeout is None else clock.now() + limits.timeout,
             guard=LoopGuard(limits.loop_threshold),
         )
-        loop = _Loop(self, state, _initial_messages(self.instructions, history, prompt))
+        loop = _Loop(self, state, messages)
         emit(
             RunStarted(
                 run_id=run_id, model=self.model.name, prompt=prompt, started_at=clock.timestamp()
@@ -321,7 +324,9 @@ class _Loop:
                 if remaining is not None and delay >= remaining:
                     self.stop = "timeout"
                     return None
-                state.emit(RetryScheduled(attempt=attempt, delay=delay, error=str(failure)))
+                state.emit(
+                    RetryScheduled(attempt=attempt, delay=delay, error=state.redact(str(failure)))
+                )
                 await state.clock.sleep(delay)
                 continue
             if response is None:
@@ -381,7 +386,9 @@ class _Loop:
             calls=tuple(self.state.records),
             usage=self.usage,
             steps=self.step,
-            error=self.error,
+            # Redacted here, where the run's error is made, so no sink (the log, a terminal,
+            # --json) ever holds an API key a provider or proxy echoed back.
+            error=None if self.error is None else self.state.redact(self.error),
         )
         self.state.emit(RunFinished(result=result))
         return result

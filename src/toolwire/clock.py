@@ -9,6 +9,7 @@ import hashlib
 import random
 import time
 import uuid
+from collections.abc import Iterable
 from typing import Protocol
 
 import anyio
@@ -52,11 +53,22 @@ class IdSource:
     def __init__(self, run_id: str) -> None:
         self.run_id = run_id
         self._count = 0
+        self._taken: set[str] = set()
         self.random = random.Random(run_id)
 
-    def call_id(self) -> str:
-        self._count += 1
-        return f"call_{self.run_id[:12]}_{self._count}"
+    def call_id(self, proposed: str | None = None) -> str:
+        """A call id no other call of this run has: the provider's `proposed` id when it is new,
+        else a generated one. Providers and local models do repeat ids (`call_0` every step, or
+        twice in one reply), and one id must name one call, its result and its log row."""
+        while not proposed or proposed in self._taken:
+            self._count += 1
+            proposed = f"call_{self.run_id[:12]}_{self._count}"
+        self._taken.add(proposed)
+        return proposed
+
+    def take(self, call_ids: Iterable[str]) -> None:
+        """Mark ids already in the conversation (a continued history) as used."""
+        self._taken.update(call_ids)
 
     def idempotency_key(self, call_id: str) -> str:
         return hashlib.sha256(f"{self.run_id}\x00{call_id}".encode()).hexdigest()[:32]

@@ -69,7 +69,7 @@ class ReasoningDelta:
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ToolCallStarted:
     """A call begins. `index` identifies it among this response's calls; `id` is the provider's id
-    (the loop assigns one when the provider has none)."""
+    (the loop assigns one when the provider has none, or repeats one this run already used)."""
 
     index: int
     name: str
@@ -205,7 +205,7 @@ class ApprovalDecided:
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ToolResultReady:
     """The one result of a call. `full_content` is set when `result.content` was cut to the size
-    limit; the run log keeps it whole."""
+    limit; the run log keeps it whole. `edited_arguments` as in `CallRecord`."""
 
     call: ToolCall
     result: ToolResult
@@ -214,6 +214,7 @@ class ToolResultReady:
     duration: float
     full_content: str | None = None
     decided_by: str | None = None
+    edited_arguments: Mapping[str, Any] | None = None
     kind: Literal["tool_result_ready"] = "tool_result_ready"
 
 

@@ -43,6 +43,8 @@ class ReasoningPart:
 class ToolCall:
     """A call the model wrote.
 
+    `id` names this call alone within its run: the provider's id, or one the loop assigned when
+    the provider sent none or repeated an id (results and the run log are matched by it).
     `raw_arguments` is the argument text exactly as the model produced it (adapters send it back
     verbatim); `arguments` is its parse. When the text did not parse, or the reply was cut off
     while the call was being written, `error` says why and the call is never executed.

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from .events import StopReason
 from .messages import Message, ToolCall, ToolResult, Usage
@@ -18,6 +20,9 @@ class CallRecord:
     duration: float
     decided_by: str | None = None
     """Who approved or declined the call, when it needed approval."""
+    edited_arguments: Mapping[str, Any] | None = None
+    """The arguments an approver put in place of `call.arguments` (`Edit`): the call ran with
+    these, unless they failed validation (then nothing ran, and `result` says so)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -64,6 +64,8 @@ def _show_run(log: RunLog, args: argparse.Namespace) -> int:
         mark = "✗" if call.is_error else "←"
         approval = f"  [decided by {call.decided_by}]" if call.decided_by else ""
         print(f"  step {call.step}  → {call.name} {compact(call.arguments)}{approval}")
+        if call.edited_arguments is not None:
+            print(f"    edited to {compact(call.edited_arguments)}")
         print(f"    {mark} {preview(call.result)} ({call.duration:.2f} s)")
     if run.output:
         print(f"answer: {run.output}")

@@ -1,7 +1,8 @@
 """The run log: every run, message, call and token in SQLite, written as events happen.
 
 A killed process keeps everything that completed. Rows are keyed by run id + step / message index /
-call id, so a step recorded twice (a durable run replaying it) overwrites instead of duplicating.
+call id (unique within a run: the loop re-ids a call whose id the provider repeated), so a step
+recorded twice (a durable run replaying it) overwrites instead of duplicating.
 """
 
 from __future__ import annotations
@@ -30,32 +31,41 @@ from ..messages import Usage
 __all__ = ["CallRow", "RunLog", "RunRow", "default_log_path"]
 
 DATA_DIR_ENV = "TOOLWIRE_DATA_DIR"
+BUSY_TIMEOUT = 5.0
+"""Seconds a connection waits for another process's write (or migration) to finish."""
 
-# Append only: each entry upgrades the schema by one version (PRAGMA user_version).
-MIGRATIONS = [
-    """
+# Append only: each entry upgrades the schema by one version (PRAGMA user_version), one statement
+# at a time inside the transaction that checked the version.
+MIGRATIONS: list[tuple[str, ...]] = [
+    (
+        """
     CREATE TABLE runs (
         id TEXT PRIMARY KEY, model TEXT NOT NULL, prompt TEXT, started_at REAL NOT NULL,
         finished_at REAL, stop_reason TEXT, output TEXT, steps INTEGER, error TEXT,
         input_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0
-    );
+    )""",
+        """
     CREATE TABLE messages (
         run_id TEXT NOT NULL REFERENCES runs(id), idx INTEGER NOT NULL, step INTEGER NOT NULL,
         role TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, idx)
-    );
+    )""",
+        """
     CREATE TABLE tool_calls (
         run_id TEXT NOT NULL REFERENCES runs(id), call_id TEXT NOT NULL, step INTEGER NOT NULL,
         name TEXT NOT NULL, arguments TEXT NOT NULL, result TEXT NOT NULL,
         is_error INTEGER NOT NULL, truncated INTEGER NOT NULL, finished_at REAL NOT NULL,
         duration REAL NOT NULL, decided_by TEXT, PRIMARY KEY (run_id, call_id)
-    );
+    )""",
+        """
     CREATE TABLE usage (
         run_id TEXT NOT NULL REFERENCES runs(id), step INTEGER NOT NULL,
         input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
         PRIMARY KEY (run_id, step)
-    );
-    CREATE INDEX runs_started ON runs(started_at);
-    """,
+    )""",
+        "CREATE INDEX runs_started ON runs(started_at)",
+    ),
+    # `arguments` stays what the model wrote; an approver's edit, which ran instead, beside it.
+    ("ALTER TABLE tool_calls ADD COLUMN edited_arguments TEXT",),
 ]
 
 
@@ -95,6 +105,8 @@ class CallRow:
     finished_at: float
     duration: float
     decided_by: str | None
+    edited_arguments: Any | None
+    """As in `toolwire.CallRecord`: what the tool ran with instead of `arguments`."""
 
 
 class RunLog:
@@ -103,18 +115,47 @@ class RunLog:
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_log_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT
+        )
+        self._use_wal()
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=5000")
         self._migrate()
         self._steps: dict[str, int] = {}
         self._step_usage: dict[str, Usage] = {}
 
+    def _use_wal(self) -> None:
+        # Turning a new file to WAL needs it alone, and SQLite answers "locked" at once instead
+        # of waiting out the busy timeout when another process holds it: wait here instead.
+        deadline = time.monotonic() + BUSY_TIMEOUT
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as error:
+                if error.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.005)
+
     def _migrate(self) -> None:
+        if self._version() >= len(MIGRATIONS):
+            return
+        # Processes opening a new log at once: the write lock, taken before the version is read,
+        # makes the first one migrate while the others wait, then find nothing left to do.
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            version = self._version()
+            for statement in (s for step in MIGRATIONS[version:] for s in step):
+                self._db.execute(statement)
+            self._db.execute(f"PRAGMA user_version = {max(version, len(MIGRATIONS))}")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _version(self) -> int:
         version: int = self._db.execute("PRAGMA user_version").fetchone()[0]
-        for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
-            self._db.executescript(f"BEGIN; {script}; PRAGMA user_version = {number}; COMMIT;")
+        return version
 
     def close(self) -> None:
         self._db.close()
@@ -142,7 +183,9 @@ class RunLog:
 
     def _record_call(self, run_id: str, event: ToolResultReady) -> None:
         self._db.execute(
-            "INSERT OR REPLACE INTO tool_calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO tool_calls (run_id, call_id, step, name, arguments, result,"
+            " is_error, truncated, finished_at, duration, decided_by, edited_arguments)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 run_id,
                 event.call.id,
@@ -157,6 +200,7 @@ class RunLog:
                 time.time(),
                 event.duration,
                 event.decided_by,
+                None if event.edited_arguments is None else _json(event.edited_arguments),
             ),
         )
 
@@ -205,7 +249,8 @@ class RunLog:
     def calls(self, run_id: str) -> list[CallRow]:
         rows = self._db.execute(
             "SELECT call_id, step, name, arguments, result, is_error, truncated, finished_at,"
-            " duration, decided_by FROM tool_calls WHERE run_id = ? ORDER BY step, finished_at",
+            " duration, decided_by, edited_arguments FROM tool_calls WHERE run_id = ?"
+            " ORDER BY step, finished_at",
             (run_id,),
         ).fetchall()
         return [
@@ -220,6 +265,7 @@ class RunLog:
                 finished_at=r[7],
                 duration=r[8],
                 decided_by=r[9],
+                edited_arguments=None if r[10] is None else _parse(r[10]),
             )
             for r in rows
         ]
