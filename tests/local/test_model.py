@@ -13,7 +13,6 @@ import pytest
 from toolwire import ProviderError, UsageError
 from toolwire.builtin import TOOLS
 from toolwire.events import (
-    CallCorrected,
     ModelEvent,
     ResponseCompleted,
     TextDelta,
@@ -402,54 +401,6 @@ def test_a_call_marker_that_is_a_special_token_is_written_as_that_token(qwen: Lo
     llm = qwen.engine.llm
     written = list(llm.input_ids[usage_of(events).input_tokens : llm.n_tokens])
     assert written[0] == marker
-
-
-def test_a_call_loses_the_optional_arguments_it_made_up(
-    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # BFCL simple_python_327: the model adds a location nobody gave, which would narrow the
-    # schedule to the games in London.
-    schedule = ToolDefinition(
-        name="sports_team_get_schedule",
-        description="Fetches the schedule of the specified sports team for the specified number "
-        "of games in the given league.",
-        parameters={
-            "type": "object",
-            "properties": {
-                "team_name": {"type": "string", "description": "The name of the sports team."},
-                "num_of_games": {"type": "integer", "description": "Number of games."},
-                "league": {"type": "string", "description": "The name of the sports league."},
-                "location": {
-                    "type": "string",
-                    "description": "Optional. The city or venue where games are to be held. If "
-                    "not provided, default that all venues will be considered.",
-                },
-            },
-            "required": ["team_name", "num_of_games", "league"],
-        },
-    )
-    asked = request(
-        Message.user(
-            "Give me the schedule of Manchester United for the next 6 games in Premier League."
-        ),
-        tools=(schedule,),
-        tool_choice="required",
-        max_output_tokens=80,
-    )
-    given = {"team_name": "Manchester United", "num_of_games": 6, "league": "Premier League"}
-    events = collect(qwen, asked)
-    assert calls_of(events) == [("sports_team_get_schedule", given)]
-    # The correction is shown: what the model wrote, and why the argument went.
-    [corrected] = [e for e in events if isinstance(e, CallCorrected)]
-    assert corrected.written == {**given, "location": "London"}
-    assert corrected.index == 0
-    assert corrected.changes == (
-        "location='London' left out: the conversation never gave it, so the tool's default applies",
-    )
-    monkeypatch.setattr(qwen, "drop_guessed_arguments", False)
-    events = collect(qwen, asked)
-    assert calls_of(events) == [("sports_team_get_schedule", {**given, "location": "London"})]
-    assert not any(isinstance(e, CallCorrected) for e in events)
 
 
 def test_a_call_the_conversation_has_the_result_of_becomes_the_answer(qwen: LocalModel) -> None:

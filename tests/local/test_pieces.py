@@ -16,9 +16,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolwire import UsageError
-from toolwire.events import ResponseCompleted, TextDelta
+from toolwire.events import (
+    CallCorrected,
+    ModelEvent,
+    ResponseCompleted,
+    TextDelta,
+    ToolCallStarted,
+)
 from toolwire.messages import Message, TextPart, ToolCall, ToolResult
 from toolwire.models.local import LocalModel
+from toolwire.models.local._calls import default_scanner
 from toolwire.models.local._engine import (
     LOOP_REPEATS,
     Contrast,
@@ -36,6 +43,7 @@ from toolwire.models.local._relevance import RELEVANCE_MAX_TOKENS, request_contr
 from toolwire.models.local._reply import Plan, Reply, Steering
 from toolwire.models.local._sampling import ValueTokens
 from toolwire.models.local._template import ChatTemplate, template_messages
+from toolwire.textcalls import ModelEventReader
 from toolwire.tools import ToolDefinition
 
 
@@ -251,6 +259,7 @@ def test_no_contrast_where_there_is_no_request_to_score() -> None:
     ("option", "value", "message"),
     [
         ("call_threshold", 1.5, "call_threshold is a probability"),
+        ("after_results_threshold", -0.5, "after_results_threshold is a probability"),
         ("relevance_weight", -0.1, "relevance_weight is 0"),
         ("relevance_weight", math.inf, "relevance_weight is 0"),
         ("relevance_weight", math.nan, "relevance_weight is 0"),
@@ -366,3 +375,56 @@ def test_a_call_going_on_past_the_request_is_dropped_while_the_model_writes_on()
     # Without grounding, every call the model writes goes on.
     ungrounded = Plan("forced", grammar="root ::= call")
     assert _scripted_reply(ungrounded, ("".join(calls), "stop")) == ("".join(calls), "stop")
+
+
+def test_every_change_to_a_call_is_an_event_with_what_the_model_wrote() -> None:
+    asked = [Message.user("The core beliefs of Buddhism and of Hinduism, please.")]
+    beliefs = ToolDefinition(
+        name="core_beliefs",
+        description="The core beliefs of a religion.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "religion": {"type": "string"},
+                "depth": {"type": "string", "enum": ["short", "long"]},
+            },
+            "required": ["religion"],
+        },
+    )
+    written = [
+        {"religion": "Buddhism", "depth": "long"},  # an option nobody mentioned
+        {"religion": "Judaism"},  # past what the request asks
+        {"religion": "Hinduism"},
+    ]
+    text = "".join(
+        HERMES.write(beliefs.name, arguments, first=not at) for at, arguments in enumerate(written)
+    )
+    plan = Plan("forced", grammar="root ::= call", grounding=Grounding.of(asked, [beliefs]))
+    reader = ModelEventReader(default_scanner([beliefs], "hermes"))
+    engine = cast(Engine, _ScriptedEngine((text, "stop")))
+    request = GenerationRequest(tokens=[1], max_tokens=512)
+
+    async def collect() -> list[ModelEvent]:
+        reply = Reply(engine, HERMES, plan, request, reader, STEERING)
+        return [event async for event in reply.events()]
+
+    events = anyio.run(collect)
+    started = [e for e in events if isinstance(e, ToolCallStarted)]
+    assert [e.index for e in started] == [0, 1]
+    assert [e for e in events if isinstance(e, CallCorrected)] == [
+        CallCorrected(
+            name="core_beliefs",
+            written=written[0],
+            index=0,
+            changes=(
+                "depth='long' left out: the conversation never gave it, so the tool's default "
+                "applies",
+            ),
+        ),
+        CallCorrected(
+            name="core_beliefs",
+            written=written[1],
+            index=None,
+            changes=("dropped: it goes on past what the conversation asks",),
+        ),
+    ]

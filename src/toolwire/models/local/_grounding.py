@@ -1,93 +1,33 @@
-"""Optional arguments a call makes up.
+"""Checks on the arguments of a call a small model writes, each resting on the tool's schema.
 
-Small models fill optional parameters with values of their own: the Los Angeles Lakers for a
-player's career statistics nobody asked to narrow, "Lunch" for a recipe's calories, "London" for
-a football club's schedule. A string that has nothing in common with the conversation is the
-model's guess, and the tool's own default is the better one, so such an argument is left out of
-the call. A value counts as given when the conversation holds it whole, or any word of it of
-four characters or more: "Asia/Tokyo" for "the time in Tokyo" is the model's knowledge put to
-use, not a guess. A number may be written in words ("three days"): an optional number is judged
-only when the conversation writes none in words, and is made up when none of its numbers is that
-value (or the percentage it is a fraction of): the year 2023 for "the population of pandas in
-China", `"min_humidity": 50` for a humidity forecast.
+A call's arguments are the model's proposal. These checks change them only where the schema
+says what the tool's author wants, and every change is reported (`changes`, shown as a
+`CallCorrected` event; `LocalModel(drop_guessed_arguments=False)` turns them all off):
 
-An optional flag the model turns away from its default is asked for when the conversation
-mentions a word of its name ("the first discoverer" for `first`), or two telling words of what its
-description says it does ("the match statistics" for "include match statistics like
-possession"); else the tool's default stands: `"include_description": true` for "the names of
-proteins", `"detailed": true` for "the market performance of the S&P 500". Replayed, that makes
-1 simple and 1 multiple item of the raw model's right and none wrong, and 2 multiple and 1
-parallel-multiple items of toolwire's (the name alone would have cost 3 right calls, among them
-"additional information like Director, Cast" for `extra_info`).
+- An optional parameter the schema gives a default keeps its default where the model's value is
+  one the conversation never gave: an option of an `enum` nobody mentioned (an option counts as
+  mentioned when the conversation holds it whole, or a word beginning with the same five
+  letters: "children" for "child"), a number the conversation never writes (judged only where
+  it writes no number in words), a list or object holding such values. Free text is left as
+  written: a small model's knowledge ("Asia/Kolkata" for Mumbai) cannot be told from a guess.
+- A flag the model turns away from its default stays at the default unless the conversation
+  mentions a word of its name or two telling words of its description; a flag off by default
+  is turned on where the request asks for it nearest this call's values, and never in the
+  negative.
+- A list of an `enum`'s options that holds every option is the model copying the menu: it keeps
+  the options the conversation mentions.
+- A percentage the conversation writes ("5%") passed whole to a `number` the schema declares a
+  fraction (a `maximum` of 1 or less, "fraction", "decimal", "between 0 and 1") becomes the
+  fraction.
+- A unit parameter left to its default takes the unit the request writes after the call's
+  numbers, where that unit is of the default's kind.
+- The two ends of a conversion or a route (parameters named from/to, source/target...) are
+  swapped where the conversation writes them the other way round.
 
-The other way round, a flag off by default that the model leaves off (or out) is turned on where
-the request asks for it for this call: a word of its name (else of its description) stands nearer
-to a value of this call than to any other value the request writes, and no negation comes before
-it in its clause ("the last match played by 'Manchester United'. Also, include the match
-statistics"; "the inventor and year of invention of the 'Telephone'"). A call asking the tool
-with the flag on earlier in the reply keeps it as the model wrote it: "with standardization, then
-without" asks two things. Replayed over toolwire's calls on BFCL: parallel-multiple +3, parallel
-+1, none wrong; over the raw model's: simple +2, multiple +1, none wrong. Placed by words of the
-description as well as the name, "the last match of 'Manchester United'" asked for match
-statistics; placed by values written more than once too, the 52 cards of every draw asked each
-of them "as a ratio".
-
-Replayed over Qwen2.5-Coder-0.5B's raw calls on BFCL (`bench/local_grounding.py`), it makes 13
-simple items right and one wrong (`"24h"` for "24-hour format"), and 5 multiple items right (on
-toolwire's calls before it: 13, 1 and 4). Leaving out numbers whatever the words made five right
-calls wrong ("3" for "three days"); judged only without number words, they make 2 simple and 1
-multiple items right and none wrong (and 2 parallel ones of toolwire's). Requiring the whole
-value rather than one telling word of it changed no item there, but would drop "Asia/Tokyo" for
-Tokyo.
-
-Options (the strings of an `enum`) are judged more loosely, being short labels the model
-inflects: an option is mentioned when the conversation holds it whole, or a word of four
-characters or more that begins with the same five letters as one of the conversation's
-("children" mentions "child", "month" "Monthly"). An option nobody mentioned is left out where
-the parameter is optional: `"algorithm": "binary"` for a plain GCD, `"frequency": "quarterly"`
-for dividends nobody asked the period of. An option implied by other words ("metric" for "in
-kilometres") goes too, and the tool's default applies: on BFCL that cost no item. A list of
-options that holds every option is the model copying the menu, not choosing from it: asked for
-a sushi place with a patio, it asks for `["Patio", "Wi-Fi", "Happy Hour", "Wheelchair
-Accessible"]`; such a list keeps only the options mentioned, and mentioning none, an optional
-list is left out. Replayed over toolwire's own calls on BFCL, the two make 5 simple, 6 multiple
-and 2 parallel-multiple items right and 1 multiple item wrong (the request's "vegetarian" is not
-the option "vegan"); judged by whole words, as free text is, four more right calls would have
-gone wrong ("children", "ratings", "month", "details").
-
-A percentage the conversation writes ("5%", "7 percent") that a call passes as the whole number
-to a `number` parameter whose schema declares a fraction (a `maximum` of 1 or less, or a
-description saying "fraction", "decimal" or "between 0 and 1") becomes the fraction: the tool's
-author said how the value is written, and 5 is no fraction. Where the schema says nothing, the
-value stays as the model wrote it.
-
-A unit the call leaves to the tool's default is the one the request writes after a number of the
-call, where that unit is of the default's kind and not the default: "a circle with a radius of
-5.6 feet" to a tool whose `units` default to meters. Left out, the tool would measure in the
-wrong unit. Replayed over toolwire's calls on BFCL: simple +1, parallel +3, parallel-multiple
-+1, none wrong (over the raw model's, simple +1). Taking whatever word follows a number of the
-call instead cost 4 simple and 3 multiple items: "kilograms" for the "metric" system of a BMI,
-"kilometers" for a velocity wanted in "km/h", "and" for the unit of a triangle's area.
-
-Lists and objects are judged like the values they hold: an optional one holding a string the
-conversation never gave, or a number it never wrote, is left out (transactions nobody gave to
-"calculate the total balance"). A conversion between two units of one kind is turned round
-where the conversation writes the call's number after the unit it converts to, and never after
-the one it converts from ("a vase 24 inches tall, but I know centimeters"); so are the two ends
-of any call, a route's say, where the conversation writes "from" the second "to" the first and
-never "from" the first ("traffic from Las Vegas to Los Angeles": replayed on BFCL, multiple +1
-over toolwire's calls and over the raw model's, none wrong).
-
-A call after the first of a reply may go on past what the request asks (see `made_up`): out of
-the request's values, a small model makes up more (the core beliefs of Judaism, Christianity and
-Islam after those of Buddhism and Hinduism), picks an option nobody mentioned beside ones
-mentioned (six months of rain besides the past year and five years), or asks an earlier call
-again with a flag turned off ("how many years ago" asked for, then not). The reply drops such a
-call. A value counts as made up only where every earlier call of the tool took that parameter
-from the conversation (a ticker for each company named is knowledge, call after call), and a
-flag turned off stands where the request turns it off or makes a condition of it ("what if the
-process is not isothermal", "if we allow transfer"). Replayed over toolwire's calls on BFCL,
-these three paragraphs make 8 parallel-multiple and 2 simple items right and none wrong.
+A call after the first of a reply may go on past what the request asks (`made_up`): values the
+conversation never gave where every earlier call of the tool took that parameter from it, an
+option nobody mentioned beside ones mentioned, an earlier call again with a flag turned off that
+the request never turns off. The reply drops such a call.
 """
 
 from __future__ import annotations
@@ -214,10 +154,7 @@ class Grounding:
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
         grounded: dict[str, Any] = {}
         for name, value in arguments.items():
-            if isinstance(value, str) and (
-                (name in parameters.free_text and not self.gave(value))
-                or (name in parameters.options and not self.mentions(value))
-            ):
+            if isinstance(value, str) and name in parameters.options and not self.mentions(value):
                 continue
             if name in parameters.numbers and self._made_up_number(value):
                 continue
@@ -468,8 +405,6 @@ class _Unit:
 class _Guessable:
     """A tool's parameters open to made-up values, and those that take fractions."""
 
-    free_text: frozenset[str] = frozenset()
-    """Optional, taking free text."""
     options: frozenset[str] = frozenset()
     """Optional, taking one of an `enum`'s strings."""
     option_lists: Mapping[str, _OptionList] = field(default_factory=dict)
@@ -499,7 +434,6 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
     if not isinstance(properties, Mapping):
         return _NOTHING_GUESSABLE
     required = set(tool.parameters.get("required") or ())
-    free_text: set[str] = set()
     options: set[str] = set()
     option_lists: dict[str, _OptionList] = {}
     numbers: set[str] = set()
@@ -527,8 +461,8 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
                     ends[end].append(name)
             if isinstance(schema.get("enum"), list):
                 choices[name] = frozenset(map(str, schema["enum"]))
-        if optional and kind == "string" and "const" not in schema:
-            (options if "enum" in schema else free_text).add(name)
+        if optional and kind == "string" and "enum" in schema:
+            options.add(name)
         elif optional and kind in ("integer", "number") and "enum" not in schema:
             numbers.add(name)
         elif kind == "boolean":
@@ -543,7 +477,6 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
     if len(sources) == len(targets) == 1 and sources != targets:
         from_to = (sources[0], targets[0])
     return _Guessable(
-        frozenset(free_text),
         frozenset(options),
         option_lists,
         frozenset(numbers),

@@ -90,6 +90,13 @@ nearly any request once tools are listed, and much less for questions no tool fi
 threshold sits between the two, fitted with the relevance weight on the dev half of the
 everyday-requests suite (`bench/local_gate.py --fit`; results in `bench/results/`)."""
 
+DEFAULT_AFTER_RESULTS_THRESHOLD = 0.87
+"""The call gate's threshold for a reply that follows tool results rather than a new request:
+having the results, a small model that still gives a call's opening some probability mostly
+calls again with what it got (`calculate "338"` after `82 + 91 + 77 + 88 = 338`) instead of
+answering. A call it is confident of (a step that needs an earlier result) still opens. 0.87 is
+what the gate asked of every reply before it was refitted for new requests."""
+
 ANOTHER_CALL_THRESHOLD = 0.001
 """After a call, the reply goes on to another only if the model gives the tokens that open one at
 least this probability (with the evidence of unused values, below); the call grammar alone would
@@ -169,6 +176,7 @@ class LocalModel:
         max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
         guidance: str | None = DEFAULT_GUIDANCE,
         call_threshold: float | None = DEFAULT_CALL_THRESHOLD,
+        after_results_threshold: float | None = DEFAULT_AFTER_RESULTS_THRESHOLD,
         relevance_weight: float = RELEVANCE_WEIGHT,
         drop_guessed_arguments: bool = True,
         scanner: ScannerFactory = default_scanner,
@@ -180,8 +188,13 @@ class LocalModel:
             if not path.is_file():
                 raise UsageError(f"no GGUF model file at {path}")
             self._locate = lambda: path
-        if call_threshold is not None and not 0.0 <= call_threshold <= 1.0:
-            raise UsageError("call_threshold is a probability, from 0 to 1")
+        thresholds = {
+            "call_threshold": call_threshold,
+            "after_results_threshold": after_results_threshold,
+        }
+        for option, threshold in thresholds.items():
+            if threshold is not None and not 0.0 <= threshold <= 1.0:
+                raise UsageError(f"{option} is a probability, from 0 to 1")
         if not 0.0 <= relevance_weight < math.inf:
             raise UsageError("relevance_weight is 0 (the request's relevance left out) or more")
         self._name = name or f"local:{source}"
@@ -190,6 +203,7 @@ class LocalModel:
         self.max_output_tokens = max_output_tokens
         self.guidance = guidance
         self.call_threshold = call_threshold
+        self.after_results_threshold = after_results_threshold
         self.relevance_weight = relevance_weight
         self.drop_guessed_arguments = drop_guessed_arguments
         self._scanner = scanner
@@ -314,9 +328,8 @@ class LocalModel:
         # After tool results, the conversation goes on from the model's own output: its tokens
         # keep the cache serving it. A new request is tokenized plainly, as the gate's
         # relevance contrast needs it.
-        tokenize = (
-            engine.tokenize if last_request(request.messages) else engine.tokenize_after_output
-        )
+        new_request = last_request(request.messages) is not None
+        tokenize = engine.tokenize if new_request else engine.tokenize_after_output
         base = _generation(tokenize(prompt, add_bos=add_bos), request.settings, self)
         relevance = None
         # Prompted mode's catalogue is in the messages by now, so there is no prompt without
@@ -345,7 +358,9 @@ class LocalModel:
             reader,
             Steering(
                 call_openers=loaded.call_openers,
-                call_threshold=self.call_threshold,
+                call_threshold=(
+                    self.call_threshold if new_request else self.after_results_threshold
+                ),
                 answer_openers_banned=loaded.answer_openers_banned,
                 prose_only=loaded.prose_only,
                 another_call_threshold=ANOTHER_CALL_THRESHOLD,
