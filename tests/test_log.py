@@ -7,11 +7,13 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
-from toolwire import Agent, Limits, ScriptedModel, Turn, tool
-from toolwire.log import MIGRATIONS, RunLog, default_log_path
-from toolwire.models import ScriptedCall
+from toolwire import Agent, Limits, RunEvent, ScriptedModel, Turn, tool
+from toolwire.events import CallCorrected, ModelEvent, ResponseCompleted
+from toolwire.log import MIGRATIONS, CorrectionRow, RunLog, default_log_path
+from toolwire.models import ModelRequest, ScriptedCall
 
 
 @tool(side_effect="read_only")
@@ -107,3 +109,43 @@ def test_a_killed_process_keeps_every_completed_call(tmp_path: Path) -> None:
     [run] = log.runs()
     assert run.stop_reason is None
     assert [c.result for c in log.calls(run.id)] == ["done 1", "done 2"]
+
+
+class _Correcting:
+    """Writes a call as the model wrote it, then corrects it as the embedded model does."""
+
+    name = "correcting"
+
+    def __init__(self) -> None:
+        self.inner = ScriptedModel(
+            [Turn(tool_calls=[ScriptedCall(name="echo", arguments={"text": "ran"})]), "done"]
+        )
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
+        async for event in self.inner.stream(request):
+            if isinstance(event, ResponseCompleted) and request.messages[-1].role == "user":
+                yield CallCorrected(
+                    name="echo", written={"text": "wrote"}, index=0, changes=("text: fixed",)
+                )
+                yield CallCorrected(
+                    name="echo", written={"text": "more"}, index=None, changes=("dropped",)
+                )
+            yield event
+
+
+def test_what_the_model_wrote_and_what_ran_are_both_recorded(tmp_path: Path) -> None:
+    log = RunLog(tmp_path / "runs.db")
+    events: list[RunEvent] = []
+    result = Agent(_Correcting(), [echo], log=log).run_sync("hello", on_event=events.append)
+    [call] = result.calls
+    # The loop names the call the correction belongs to.
+    [corrected, dropped] = [e for e in events if isinstance(e, CallCorrected)]
+    assert (corrected.id, dropped.id) == (call.call.id, None)
+    assert log.corrections(result.run_id) == [
+        CorrectionRow(
+            step=1, call_id=call.call.id, name="echo", written={"text": "wrote"},
+            changes=["text: fixed"],
+        ),
+        CorrectionRow(step=1, call_id=None, name="echo", written={"text": "more"}, changes=["dropped"]),
+    ]  # fmt: skip
+    assert log.calls(result.run_id)[0].arguments == {"text": "ran"}

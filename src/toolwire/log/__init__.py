@@ -18,6 +18,7 @@ from typing import Any
 import pydantic_core
 
 from ..events import (
+    CallCorrected,
     MessageAdded,
     RunEvent,
     RunFinished,
@@ -28,7 +29,7 @@ from ..events import (
 )
 from ..messages import Usage
 
-__all__ = ["CallRow", "RunLog", "RunRow", "default_log_path"]
+__all__ = ["CallRow", "CorrectionRow", "RunLog", "RunRow", "default_log_path"]
 
 DATA_DIR_ENV = "TOOLWIRE_DATA_DIR"
 BUSY_TIMEOUT = 5.0
@@ -66,6 +67,17 @@ MIGRATIONS: list[tuple[str, ...]] = [
     ),
     # `arguments` stays what the model wrote; an approver's edit, which ran instead, beside it.
     ("ALTER TABLE tool_calls ADD COLUMN edited_arguments TEXT",),
+    # What a model adapter changed in a call before it ran (`CallCorrected`); call_id is NULL
+    # for a call it dropped. Keyed by the step and the correction's place in it, as a replayed
+    # step writes the same rows again.
+    (
+        """
+    CREATE TABLE corrections (
+        run_id TEXT NOT NULL REFERENCES runs(id), step INTEGER NOT NULL, seq INTEGER NOT NULL,
+        call_id TEXT, name TEXT NOT NULL, written TEXT NOT NULL, changes TEXT NOT NULL,
+        PRIMARY KEY (run_id, step, seq)
+    )""",
+    ),
 ]
 
 
@@ -109,6 +121,17 @@ class CallRow:
     """As in `toolwire.CallRecord`: what the tool ran with instead of `arguments`."""
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CorrectionRow:
+    step: int
+    call_id: str | None
+    """The call that ran with the change; None when the call was dropped."""
+    name: str
+    written: Any
+    """The arguments the model wrote."""
+    changes: list[str]
+
+
 class RunLog:
     """Pass to `Agent(log=RunLog())`. One connection, used from the thread that runs the loop."""
 
@@ -123,6 +146,7 @@ class RunLog:
         self._migrate()
         self._steps: dict[str, int] = {}
         self._step_usage: dict[str, Usage] = {}
+        self._step_corrections: dict[str, int] = {}
 
     def _use_wal(self) -> None:
         # Turning a new file to WAL needs it alone, and SQLite answers "locked" at once instead
@@ -168,9 +192,12 @@ class RunLog:
                 "INSERT OR REPLACE INTO messages VALUES (?, ?, ?, ?, ?)",
                 (run_id, event.index, event.step, event.message.role, _json(event.message)),
             )
+        elif isinstance(event, CallCorrected):
+            self._record_correction(run_id, event)
         elif isinstance(event, StepStarted):
             self._steps[run_id] = event.step
             self._step_usage[run_id] = Usage()
+            self._step_corrections[run_id] = 0
         elif isinstance(event, UsageReported):
             self._record_usage(run_id, event.usage)
         elif isinstance(event, RunStarted):
@@ -204,6 +231,22 @@ class RunLog:
             ),
         )
 
+    def _record_correction(self, run_id: str, event: CallCorrected) -> None:
+        seq = self._step_corrections.get(run_id, 0)
+        self._step_corrections[run_id] = seq + 1
+        self._db.execute(
+            "INSERT OR REPLACE INTO corrections VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                run_id,
+                self._steps.get(run_id, 0),
+                seq,
+                event.id,
+                event.name,
+                _json(event.written),
+                _json(list(event.changes)),
+            ),
+        )
+
     def _record_usage(self, run_id: str, usage: Usage) -> None:
         step_usage = self._step_usage.get(run_id, Usage()) + usage
         self._step_usage[run_id] = step_usage
@@ -230,6 +273,7 @@ class RunLog:
         )
         self._steps.pop(run_id, None)
         self._step_usage.pop(run_id, None)
+        self._step_corrections.pop(run_id, None)
 
     def runs(self, limit: int = 20) -> list[RunRow]:
         rows = self._db.execute(
@@ -266,6 +310,19 @@ class RunLog:
                 duration=r[8],
                 decided_by=r[9],
                 edited_arguments=None if r[10] is None else _parse(r[10]),
+            )
+            for r in rows
+        ]
+
+    def corrections(self, run_id: str) -> list[CorrectionRow]:
+        rows = self._db.execute(
+            "SELECT step, call_id, name, written, changes FROM corrections WHERE run_id = ?"
+            " ORDER BY step, seq",
+            (run_id,),
+        ).fetchall()
+        return [
+            CorrectionRow(
+                step=r[0], call_id=r[1], name=r[2], written=_parse(r[3]), changes=_parse(r[4])
             )
             for r in rows
         ]
