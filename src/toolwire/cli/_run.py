@@ -70,11 +70,6 @@ async def _chat(args: argparse.Namespace) -> int:
                 return 0
             if not prompt:
                 return 0
-            try:
-                require_text(prompt, "that line")
-            except UsageError as error:
-                print(f"toolwire: {error}; type it again", file=sys.stderr)
-                continue
             result = await agent.run(prompt, history=history, on_event=display)
             display.summary(result)
             history = result.messages
@@ -138,6 +133,11 @@ def _edit(current: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _ask(prompt: str) -> str:
-    # Prompts go to stderr: stdout carries only the answer (or the --json object).
-    print(prompt, end="", file=sys.stderr, flush=True)
-    return input().strip()
+    while True:
+        # Prompts go to stderr: stdout carries only the answer (or the --json object).
+        print(prompt, end="", file=sys.stderr, flush=True)
+        line = input().strip()
+        try:
+            return require_text(line, "that line")
+        except UsageError as error:
+            print(f"{error}; type it again", file=sys.stderr)
