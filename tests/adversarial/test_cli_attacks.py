@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import subprocess
 import sys
 import time
@@ -222,6 +223,22 @@ def test_an_unexpected_failure_is_one_line_and_exit_1(
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert "RuntimeError: something nobody expected" in err
+
+
+def test_a_library_logging_a_traceback_shows_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def logs_a_failure(args: Any) -> int:
+        try:
+            raise ValueError("bad frame\nsecond line")
+        except ValueError:
+            logging.getLogger("mcp.client.sse").exception("Error parsing SSE message")
+        return 0
+
+    monkeypatch.setattr(cli_run, "run_command", logs_a_failure)
+    assert main(["run", "hi"]) == 0
+    err = capsys.readouterr().err
+    assert err == "toolwire: Error parsing SSE message (ValueError: bad frame)\n"
 
 
 # 13. Terminal escape injection

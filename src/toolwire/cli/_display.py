@@ -182,9 +182,12 @@ class OneLineLogs(logging.Handler):
         super().__init__(logging.WARNING)
 
     def emit(self, record: logging.LogRecord) -> None:
-        line = record.getMessage()
-        if record.exc_info and record.exc_info[1] is not None:
-            error = record.exc_info[1]
-            first = str(error).strip().splitlines()[:1]
-            line += f" ({type(error).__name__}{': ' + first[0] if first else ''})"
-        print(f"toolwire: {one_line(line)}", file=sys.stderr, flush=True)
+        try:
+            line = record.getMessage()
+            if record.exc_info and record.exc_info[1] is not None:
+                error = record.exc_info[1]
+                first = str(error).strip().splitlines()[:1]
+                line += f" ({type(error).__name__}{': ' + first[0] if first else ''})"
+            print(f"toolwire: {one_line(line)}", file=sys.stderr, flush=True)
+        except Exception:
+            self.handleError(record)
