@@ -177,19 +177,8 @@ def test_limits_end_with_their_own_exit_code(project: Path) -> None:
             ["run", "hi", "--model", "scripted:{p}/turns.json", "--tools", "no_such_module_x"],
             "no tools file or module named",
         ),
-        (
-            ["run", "hi", "--model", "scripted:{p}/turns.json", "--max-steps", "0"],
-            "max_steps must be a positive integer",
-        ),
-        (
-            ["run", "hi", "--model", "scripted:{p}/turns.json", "--timeout", "-1"],
-            "timeout must be a positive",
-        ),
         (["run", "hi", "--model", "scripted:{p}/bad.json"], "expected a JSON list of turns"),
-        (
-            ["run", "hi", "--model", "scripted:{p}/short.json"],
-            "has 0 turns and was asked for turn 1",
-        ),
+        (["run", "hi", "--model", "scripted:{p}/short.json"], "short.json has no turns"),
         (["run", "  "], "the prompt is empty"),
         (["logs", "nope"], "no single run matches"),
     ],

@@ -559,9 +559,11 @@ def test_iter_streams_events_ending_with_the_result() -> None:
     assert isinstance(finished, RunFinished) and finished.result.output == "four"
 
 
-def test_a_scripted_model_run_past_its_end_is_a_clear_error() -> None:
-    with pytest.raises(UsageError, match="has 1 turns and was asked for turn 2"):
-        Agent(ScriptedModel([calls(call("add", {"a": 1, "b": 1}))]), [add]).run_sync("go")
+def test_a_scripted_model_run_past_its_end_is_a_clear_error_of_the_run() -> None:
+    result = Agent(ScriptedModel([calls(call("add", {"a": 1, "b": 1}))]), [add]).run_sync("go")
+    assert result.stop_reason == "error"
+    assert result.error is not None and "has 1 turns and was asked for turn 2" in result.error
+    assert [record.result.content for record in result.calls] == ["2"]
 
 
 def test_two_toolsets_with_the_same_tool_name_need_a_prefix() -> None:

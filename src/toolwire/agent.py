@@ -34,7 +34,7 @@ from .run import RunResult
 from .tools import FunctionToolset, Tool, ToolDefinition, Toolset
 from .tools._tool import CONTEXT_KEYS
 
-__all__ = ["Agent", "EventSink", "describe_tools"]
+__all__ = ["Agent", "EventSink", "describe_tools", "offered_tools"]
 
 ToolLike = Tool | Toolset | Callable[..., Any]
 EventHandler = Callable[[RunEvent], None]
@@ -194,13 +194,16 @@ def as_toolsets(tools: Iterable[ToolLike]) -> list[Toolset]:
 
 async def describe_tools(tools: Iterable[ToolLike]) -> list[ToolDefinition]:
     """Exactly what a model would be sent for these tools, in order."""
+    return [tool.definition for tool in await offered_tools(tools)]
+
+
+async def offered_tools(tools: Iterable[ToolLike]) -> list[Tool]:
+    """The tools a model would be offered, in order, with their side effects and approval."""
     toolsets = as_toolsets(tools)
     async with AsyncExitStack() as stack:
         for toolset in toolsets:
             await stack.enter_async_context(toolset)
-        catalogue = _Catalogue(toolsets)
-        await catalogue.get()
-    return list(catalogue.definitions)
+        return list((await _Catalogue(toolsets).get()).values())
 
 
 class _Catalogue:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import logging
+import re
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any, TextIO
 
 from ..events import (
     ApprovalDecided,
+    CallCorrected,
     RetryScheduled,
     RunEvent,
     RunFinished,
@@ -23,14 +27,47 @@ from ..run import RunResult
 
 PREVIEW_CHARS = 300
 
+# What a terminal acts on instead of showing: C0 and C1 controls (ESC starts the sequences that set
+# the title or clear the screen; \r and \b overwrite what was shown), DEL, the bidi controls
+# that reorder a line's text, and lone surrogates (no encoding can write them).
+_CONTROLS = "\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+_ANY_CONTROL = re.compile(f"[{_CONTROLS}]")
+_CONTROL_BUT_LAYOUT = re.compile(f"(?![\n\t])[{_CONTROLS}]")
+
+
+def printable(text: str) -> str:
+    """`text` with every control character shown as its escape (`\\x1b`), newlines and tabs kept:
+    what a model, a tool or a server wrote can never drive the terminal."""
+    return _CONTROL_BUT_LAYOUT.sub(_escape, text)
+
+
+def one_line(text: str) -> str:
+    """`text` on one line: newlines become spaces, every other control character its escape."""
+    return _ANY_CONTROL.sub(_escape, text.replace("\n", " "))
+
+
+def _escape(match: re.Match[str]) -> str:
+    return match.group().encode("unicode_escape").decode("ascii")
+
 
 def compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    """Arguments as one line of JSON, safe to print."""
+    return one_line(json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str))
+
+
+def describe_correction(written: Any, changes: Sequence[str]) -> str:
+    """A call the model adapter changed before it ran: what the model wrote, and why."""
+    return f"the model wrote {compact(written)}; {one_line('; '.join(changes))}"
+
+
+def describe_dropped(name: str, written: Any, changes: Sequence[str]) -> str:
+    """A call the model adapter dropped before it ran."""
+    return f"✗ not run: {one_line(name)} {compact(written)}: {one_line('; '.join(changes))}"
 
 
 def preview(text: str) -> str:
-    flat = text.replace("\n", " ")
-    return flat if len(flat) <= PREVIEW_CHARS else flat[:PREVIEW_CHARS] + " …"
+    short = text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + " …"
+    return one_line(short)
 
 
 class Display:
@@ -43,29 +80,38 @@ class Display:
         self.tokens = 0
         self.started = time.monotonic()
         self._text_open = False
+        # On a terminal the answer is shown like everything else; written to a file or a pipe it
+        # is the product, and stays exactly as the model wrote it.
+        self._answer = printable if out.isatty() else str
 
     def __call__(self, event: RunEvent) -> None:
         if isinstance(event, TextDelta):
-            self.out.write(event.text)
+            self.out.write(self._answer(event.text))
             self.out.flush()
             self._text_open = True
             return
         if isinstance(event, ToolCallReady):
-            self._note(f"→ {event.call.name} {event.call.raw_arguments or '{}'}")
+            name, raw = one_line(event.call.name), one_line(event.call.raw_arguments or "{}")
+            self._note(f"→ {name} {raw}")
+        elif isinstance(event, CallCorrected):
+            if event.index is None:
+                self._note(describe_dropped(event.name, event.written, event.changes))
+            else:
+                correction = describe_correction(event.written, event.changes)
+                self._note(f"✎ {one_line(event.name)}: {correction}")
         elif isinstance(event, ApprovalDecided):
-            verdict = "approved" if event.approved else "declined"
-            reason = f": {event.message}" if event.message else ""
-            self._note(f"  {verdict} by {event.decided_by}{reason}")
+            self._note(_decision(event))
         elif isinstance(event, ToolResultReady):
             mark = "✗" if event.result.is_error else "←"
             took = f"{event.duration:.2f} s"
-            self._note(f"{mark} {event.call.name} ({took}): {preview(event.result.content)}")
+            name = one_line(event.call.name)
+            self._note(f"{mark} {name} ({took}): {preview(event.result.content)}")
         elif isinstance(event, StepStarted) and event.step > 1:
             self._note(self._budget(event.step))
         elif isinstance(event, UsageReported):
             self.tokens += event.usage.total_tokens
         elif isinstance(event, RetryScheduled):
-            self._note(f"  retry {event.attempt} in {event.delay:.1f} s: {event.error}")
+            self._note(f"  retry {event.attempt} in {event.delay:.1f} s: {one_line(event.error)}")
         elif isinstance(event, RunFinished) and self._text_open:
             self.out.write("\n")
             self._text_open = False
@@ -89,7 +135,7 @@ class Display:
             f"run {result.run_id[:12]}]"
         )
         if result.error:
-            summary += f"\n{result.error}"
+            summary += f"\n{printable(result.error)}"
         self._note(summary)
 
     def _note(self, line: str) -> None:
@@ -98,6 +144,17 @@ class Display:
             self.out.flush()
             self._text_open = False
         print(line, file=self.err, flush=True)
+
+
+def _decision(event: ApprovalDecided) -> str:
+    if event.edited_arguments is not None:
+        verdict = f"edited by {one_line(event.decided_by)}: {compact(event.edited_arguments)}"
+    else:
+        approved = "approved" if event.approved else "declined"
+        verdict = f"{approved} by {one_line(event.decided_by)}"
+        if event.message:
+            verdict += f": {one_line(event.message)}"
+    return f"  {verdict}"
 
 
 def result_json(result: RunResult) -> dict[str, Any]:
@@ -129,5 +186,26 @@ def result_json(result: RunResult) -> dict[str, Any]:
 def show_progress(progress: Any) -> None:
     """An MCP server's progress on a running call (a `toolwire.mcp.ToolProgress`)."""
     total = f"/{progress.total:g}" if progress.total else ""
-    message = f" {progress.message}" if progress.message else ""
-    print(f"  … {progress.tool} {progress.progress:g}{total}{message}", file=sys.stderr, flush=True)
+    message = f" {one_line(progress.message)}" if progress.message else ""
+    tool = one_line(progress.tool)
+    print(f"  … {tool} {progress.progress:g}{total}{message}", file=sys.stderr, flush=True)
+
+
+class OneLineLogs(logging.Handler):
+    """Warnings from toolwire and the SDKs under it, one escaped line each on stderr: a library's
+    traceback (the MCP SDK logs one for every line a server writes that is not JSON-RPC) is not
+    for the person at the terminal."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = record.getMessage()
+            if record.exc_info and record.exc_info[1] is not None:
+                error = record.exc_info[1]
+                first = str(error).strip().splitlines()[:1]
+                line += f" ({type(error).__name__}{': ' + first[0] if first else ''})"
+            print(f"toolwire: {one_line(line)}", file=sys.stderr, flush=True)
+        except Exception:
+            self.handleError(record)

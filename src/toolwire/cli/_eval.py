@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
 
+from ..errors import UsageError
 from ..evals import (
     EvalItem,
     Prediction,
@@ -20,6 +22,8 @@ from ..evals import (
     select_items,
 )
 from ..models import ModelSettings, get_model
+from ._display import one_line
+from ._options import positive_int
 
 
 def register(subparsers: Any) -> None:
@@ -34,7 +38,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("dataset", help="JSONL: id, category, tools, messages, expected")
     parser.add_argument("--model", "-m", default="local", help="provider:model (default: local)")
     parser.add_argument("--out", required=True, help="predictions file (JSONL)")
-    parser.add_argument("--limit", type=int, help="at most N items of each category")
+    parser.add_argument("--limit", type=positive_int, help="at most N items of each category")
     parser.add_argument("--categories", help="comma-separated categories to run")
     parser.add_argument(
         "--fresh", action="store_true", help="start over instead of resuming from --out"
@@ -44,6 +48,7 @@ def register(subparsers: Any) -> None:
 
 
 def eval_command(args: argparse.Namespace) -> int:
+    _check_writable(Path(args.out))
     items = select_items(
         load_dataset(args.dataset),
         categories=[c.strip() for c in args.categories.split(",")] if args.categories else None,
@@ -61,8 +66,8 @@ def eval_command(args: argparse.Namespace) -> int:
         mark = "ok" if verdict.correct and prediction.error is None else "--"
         detail = prediction.error or verdict.reason
         print(
-            f"[{done}/{len(items)}] {mark} {item.id} {prediction.seconds:.1f}s"
-            + (f"  {detail[:100]}" if mark == "--" and detail else ""),
+            f"[{done}/{len(items)}] {mark} {one_line(item.id)} {prediction.seconds:.1f}s"
+            + (f"  {one_line(detail[:100])}" if mark == "--" and detail else ""),
             file=sys.stderr,
             flush=True,
         )
@@ -75,3 +80,11 @@ def eval_command(args: argparse.Namespace) -> int:
     print(f"{model.name} on {args.dataset}: {len(predictions)} items")
     print(format_report(score(items, predictions)))
     return 0
+
+
+def _check_writable(out: Path) -> None:
+    """Before the model loads, which can take minutes: a prediction that cannot be kept is lost."""
+    if out.is_dir():
+        raise UsageError(f"--out is a directory: {out}")
+    if not out.parent.is_dir():
+        raise UsageError(f"--out: no directory {out.parent} to write {out.name} in")

@@ -10,7 +10,14 @@ from typing import Any
 
 from ..errors import UsageError
 from ..log import RunLog
-from ._display import compact, preview
+from ._display import (
+    compact,
+    describe_correction,
+    describe_dropped,
+    one_line,
+    preview,
+    printable,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -39,7 +46,7 @@ def _list_runs(log: RunLog, args: argparse.Namespace) -> int:
     for run in runs:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run.started_at))
         print(
-            f"{run.id[:12]}  {when}  {run.stop_reason or 'running':<13} {run.model}  "
+            f"{run.id[:12]}  {when}  {run.stop_reason or 'running':<13} {one_line(run.model)}  "
             f"{preview(run.prompt or '')[:60]}"
         )
     return 0
@@ -50,23 +57,34 @@ def _show_run(log: RunLog, args: argparse.Namespace) -> int:
     if run is None:
         raise UsageError(f"no single run matches {args.run!r}")
     calls = log.calls(run.id)
+    corrections = log.corrections(run.id)
     if args.json:
         print(
             json.dumps(
-                {**dataclasses.asdict(run), "calls": [dataclasses.asdict(c) for c in calls]},
+                {
+                    **dataclasses.asdict(run),
+                    "calls": [dataclasses.asdict(c) for c in calls],
+                    "corrections": [dataclasses.asdict(c) for c in corrections],
+                },
                 ensure_ascii=False,
             )
         )
         return 0
-    print(f"run {run.id}  {run.model}  {run.stop_reason or 'running'}  steps {run.steps}")
-    print(f"prompt: {run.prompt}")
+    # Everything below was written by a person, a model or a tool: shown, never obeyed.
+    print(f"run {run.id}  {one_line(run.model)}  {run.stop_reason or 'running'}  steps {run.steps}")
+    print(f"prompt: {printable(run.prompt or '')}")
     for call in calls:
         mark = "✗" if call.is_error else "←"
-        approval = f"  [decided by {call.decided_by}]" if call.decided_by else ""
-        print(f"  step {call.step}  → {call.name} {compact(call.arguments)}{approval}")
+        approval = f"  [decided by {one_line(call.decided_by)}]" if call.decided_by else ""
+        print(f"  step {call.step}  → {one_line(call.name)} {compact(call.arguments)}{approval}")
         if call.edited_arguments is not None:
             print(f"    edited to {compact(call.edited_arguments)}")
+        for correction in (c for c in corrections if c.call_id == call.call_id):
+            print(f"    {describe_correction(correction.written, correction.changes)}")
         print(f"    {mark} {preview(call.result)} ({call.duration:.2f} s)")
+    for dropped in (c for c in corrections if c.call_id is None):
+        note = describe_dropped(dropped.name, dropped.written, dropped.changes)
+        print(f"  step {dropped.step}  {note}")
     if run.output:
-        print(f"answer: {run.output}")
+        print(f"answer: {printable(run.output)}")
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -38,16 +39,44 @@ def add_tool_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: the error names the option and says what it wants."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text}")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return value
+
+
 def add_agent_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", "-m", help=f"provider:model (default: {DEFAULT_MODEL})")
     add_tool_options(parser)
     parser.add_argument("--instructions", help="system instructions for the model")
-    parser.add_argument("--max-steps", type=int, default=25, help="model requests (default 25)")
-    parser.add_argument("--timeout", type=float, help="wall-clock seconds for the whole run")
     parser.add_argument(
-        "--tool-timeout", type=float, default=60.0, help="seconds per tool call (default 60)"
+        "--max-steps", type=positive_int, default=25, help="model requests (default 25)"
     )
-    parser.add_argument("--max-tokens", type=int, help="token budget for the run (total)")
+    parser.add_argument(
+        "--timeout", type=positive_seconds, help="wall-clock seconds for the whole run"
+    )
+    parser.add_argument(
+        "--tool-timeout",
+        type=positive_seconds,
+        default=60.0,
+        help="seconds per tool call (default 60)",
+    )
+    parser.add_argument("--max-tokens", type=positive_int, help="token budget for the run (total)")
     parser.add_argument(
         "--approve",
         choices=["ask", "all", "none"],
@@ -99,7 +128,12 @@ def load_tools(spec: str) -> list[ToolLike]:
         found: Any = getattr(module, attribute)
         return list(found) if isinstance(found, list | tuple) else [found]
     if hasattr(module, "TOOLS"):
-        return list(module.TOOLS)
+        listed: Any = module.TOOLS
+        if not isinstance(listed, list | tuple):
+            raise UsageError(
+                f"{target}: TOOLS must be a list of tools, not {type(listed).__name__}"
+            )
+        return list(listed)
     tools: list[ToolLike] = [v for v in vars(module).values() if isinstance(v, Tool | Toolset)]
     if not tools:
         raise UsageError(f"{spec} defines no tools (decorate functions with @tool, or set TOOLS)")
@@ -123,6 +157,12 @@ def _import(target: str) -> Any:
         return importlib.import_module(target)
     except UsageError:
         raise
+    except SystemExit as error:
+        # A module that calls sys.exit() (argparse at import time, say) is not a tools module.
+        raise UsageError(
+            f"cannot import tools from {target}: it exited while being imported "
+            f"(SystemExit: {error.code})"
+        ) from None
     except ModuleNotFoundError as error:
         if error.name == target:
             raise UsageError(f"no tools file or module named {target!r}") from None
@@ -138,10 +178,12 @@ def build_agent(args: argparse.Namespace, approver: Approver | None) -> Agent:
     from ..models import get_model, model_providers
 
     limits = limits_from(args)
+    if args.instructions is not None:
+        require_text(args.instructions, "--instructions")
     try:
-        model = get_model(args.model or DEFAULT_MODEL)
+        model = get_model(DEFAULT_MODEL if args.model is None else args.model)
     except UsageError as error:
-        if args.model:
+        if args.model is not None:
             raise
         available = ", ".join(f"{p}:..." for p in model_providers())
         raise UsageError(
@@ -158,12 +200,32 @@ def build_agent(args: argparse.Namespace, approver: Approver | None) -> Agent:
     )
 
 
+def require_text(text: str, what: str) -> str:
+    """Text for the model, refused if the bytes it came from were not UTF-8 (Python hands them
+    over as lone surrogates, which no model API or the run log can take)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        byte = ord(text[error.start]) & 0xFF
+        raise UsageError(
+            f"{what} is not valid UTF-8 (byte 0x{byte:02x} at position {error.start})"
+        ) from None
+    return text
+
+
 def choose_approver(args: argparse.Namespace, ask: Callable[[], Approver]) -> Approver:
     from ..approval import Approve, Decline
 
     if args.approve == "all":
         return lambda request: Approve(by="cli:--approve=all")
-    if args.approve != "none" and sys.stdin.isatty():
+    if args.approve == "none":
+        return lambda request: Decline(
+            message="declined by policy (--approve=none)", by="cli:--approve=none"
+        )
+    if sys.stdin.isatty():
         return ask()
-    why = "--approve=none" if args.approve == "none" else "no terminal to ask on"
-    return lambda request: Decline(message=f"declined by policy ({why})", by=f"cli:{why}")
+    # Nobody declined: say so, to the person reading the output and to the model.
+    return lambda request: Decline(
+        message="not asked: no terminal to ask on (run with --approve all to allow such calls)",
+        by="cli:no-terminal",
+    )

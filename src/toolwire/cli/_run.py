@@ -14,8 +14,8 @@ from ..approval import ApprovalRequest, Approve, Approver, Decision, Decline, Ed
 from ..errors import UsageError
 from ..messages import Message
 from ..run import RunResult
-from ._display import Display, compact, result_json
-from ._options import add_agent_options, build_agent, choose_approver, limits_from
+from ._display import Display, compact, one_line, result_json
+from ._options import add_agent_options, build_agent, choose_approver, limits_from, require_text
 
 EXIT_CODES = {"answer": 0, "error": 1, "cancelled": 130}
 EXIT_LIMIT = 3
@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    if not args.prompt.strip():
+    if not require_text(args.prompt, "the prompt").strip():
         raise UsageError("the prompt is empty")
     return anyio.run(_run, args)
 
@@ -94,9 +94,10 @@ def _ask_on_terminal(request: ApprovalRequest) -> Decision:
 
 
 def _prompt_for_decision(request: ApprovalRequest) -> Decision:
+    current = dict(request.arguments)
     print(
-        f"\napprove {request.tool.name} ({request.side_effect.replace('_', '-')})"
-        f" with {compact(dict(request.arguments))}?",
+        f"\napprove {one_line(request.tool.name)} ({request.side_effect.replace('_', '-')})"
+        f" with {compact(current)}?",
         file=sys.stderr,
     )
     while True:
@@ -107,17 +108,36 @@ def _prompt_for_decision(request: ApprovalRequest) -> Decision:
             reason = _ask("reason (optional): ")
             return Decline(message=reason or None, by="cli:user")
         if answer in ("e", "edit"):
-            try:
-                edited = json.loads(_ask("arguments as JSON: "))
-            except json.JSONDecodeError as error:
-                print(f"not JSON: {error}", file=sys.stderr)
-                continue
-            if isinstance(edited, dict):
+            edited = _edit(current)
+            if edited is not None:
                 return Edit(arguments=edited, by="cli:user")
-            print("the arguments must be a JSON object", file=sys.stderr)
+
+
+def _edit(current: dict[str, Any]) -> dict[str, Any] | None:
+    """New arguments, or None to ask again (nothing changed, or not a JSON object)."""
+    print(f"current arguments: {compact(current)}", file=sys.stderr)
+    text = _ask("new arguments as JSON (empty keeps them): ")
+    try:
+        edited = json.loads(text) if text else current
+    except json.JSONDecodeError as error:
+        print(f"not JSON: {error}", file=sys.stderr)
+        return None
+    if not isinstance(edited, dict):
+        print("the arguments must be a JSON object", file=sys.stderr)
+        return None
+    if edited == current:
+        # Keeping them is approving them, which the person has not said yet.
+        print("arguments unchanged", file=sys.stderr)
+        return None
+    return edited
 
 
 def _ask(prompt: str) -> str:
-    # Prompts go to stderr: stdout carries only the answer (or the --json object).
-    print(prompt, end="", file=sys.stderr, flush=True)
-    return input().strip()
+    while True:
+        # Prompts go to stderr: stdout carries only the answer (or the --json object).
+        print(prompt, end="", file=sys.stderr, flush=True)
+        line = input().strip()
+        try:
+            return require_text(line, "that line")
+        except UsageError as error:
+            print(f"{error}; type it again", file=sys.stderr)

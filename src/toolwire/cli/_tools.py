@@ -1,4 +1,4 @@
-"""`toolwire tools`: exactly what the model will be sent."""
+"""`toolwire tools`: exactly what the model will be sent, and what each tool may do."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from typing import Any
 
 import anyio
 
-from ..agent import describe_tools
+from ..agent import offered_tools
+from ..tools import Tool
+from ._display import printable
 from ._options import add_tool_options, tools_from
 
 
@@ -20,20 +22,34 @@ def register(subparsers: Any) -> None:
 
 
 def tools_command(args: argparse.Namespace) -> int:
-    definitions = anyio.run(describe_tools, tools_from(args))
-    listed = [
-        {"name": d.name, "description": d.description, "parameters": d.parameters}
-        for d in definitions
-    ]
+    tools = anyio.run(offered_tools, tools_from(args))
     if args.json:
-        print(json.dumps(listed, ensure_ascii=False, indent=2))
+        print(json.dumps([_as_json(t) for t in tools], ensure_ascii=False, indent=2))
         return 0
-    if not listed:
+    if not tools:
         print("no tools")
-    for d in definitions:
-        print(f"{d.name}\n{_indent(d.description or '(no description)')}")
-        print(_indent(json.dumps(d.parameters, ensure_ascii=False, indent=2)) + "\n")
+    for t in tools:
+        # Names, descriptions and schemas may come from an MCP server: shown, never obeyed.
+        print(f"{printable(t.name)}  ({_what_it_may_do(t)})")
+        print(_indent(printable(t.description or "(no description)")))
+        print(_indent(printable(json.dumps(t.parameters, ensure_ascii=False, indent=2))) + "\n")
     return 0
+
+
+def _as_json(tool: Tool) -> dict[str, Any]:
+    definition = tool.definition
+    return {
+        "name": definition.name,
+        "description": definition.description,
+        "parameters": definition.parameters,
+        "side_effect": tool.side_effect,
+        "needs_approval": tool.needs_approval,
+    }
+
+
+def _what_it_may_do(tool: Tool) -> str:
+    effect = tool.side_effect.replace("_", "-")
+    return f"{effect}, needs approval" if tool.needs_approval else effect
 
 
 def _indent(text: str) -> str:

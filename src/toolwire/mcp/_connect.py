@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import AsyncIterator, Callable, Generator
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
+from collections.abc import AsyncIterator, Callable, Generator, Iterator
+from contextlib import (
+    AbstractAsyncContextManager,
+    AsyncExitStack,
+    asynccontextmanager,
+    contextmanager,
+)
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, TextIO
 
@@ -21,6 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from .._version import installed_version
 from ._params import HTTPParams, ServerParams, TokenSource
 
 _STDERR_TAIL = 2000
@@ -50,10 +55,23 @@ class Connection:
     client: Client
     lost: anyio.Event
     http_statuses: HTTPStatuses
+    fault: str | None = None
+    """Why the host gave the connection up, when the server broke the protocol."""
+    waiting: set[object] = field(default_factory=set)
+    """The calls waiting for an answer now."""
 
     @property
     def modern(self) -> bool:
         return self.client.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+    @contextmanager
+    def awaiting_answer(self) -> Iterator[None]:
+        call = object()
+        self.waiting.add(call)
+        try:
+            yield
+        finally:
+            self.waiting.discard(call)
 
 
 @asynccontextmanager
@@ -89,7 +107,7 @@ async def open_connection(
             _Watched(transport, lost),
             read_timeout_seconds=read_timeout,
             message_handler=message_handler,
-            client_info=mt.Implementation(name="toolwire", version=_toolwire_version()),
+            client_info=mt.Implementation(name="toolwire", version=installed_version()),
             # Our catalogue is the cache (refreshed on list_changed, reconnects and TTL expiry).
             cache=None,
         )
@@ -222,10 +240,3 @@ class _WatchedReadStream:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
-
-
-def _toolwire_version() -> str:
-    try:
-        return version("toolwire")
-    except PackageNotFoundError:
-        return "0"

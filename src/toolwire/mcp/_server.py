@@ -321,7 +321,7 @@ class MCPServer(Toolset):
             statuses = conn.http_statuses.count
             result = None
             try:
-                with anyio.move_on_at(deadline + _GRACE):
+                with anyio.move_on_at(deadline + _GRACE), conn.awaiting_answer():
                     result = await conn.client.call_tool(
                         remote.mcp_name,
                         dict(arguments),
@@ -336,10 +336,13 @@ class MCPServer(Toolset):
                         replayed = True
                         logger.info("MCP server %r: replaying %s", self.name, remote.mcp_name)
                         continue
+                    why = f" ({conn.fault})" if conn.fault else ""
                     raise ToolError(
-                        f"The connection to MCP server {self.name!r} was lost during the call, "
-                        "so it may or may not have taken effect. It was not repeated because "
-                        "the tool may have side effects."
+                        self._scrub(
+                            f"The connection to MCP server {self.name!r} was lost during the "
+                            f"call{why}, so it may or may not have taken effect. It was not "
+                            "repeated because the tool may have side effects."
+                        )
                     ) from None
                 if failure.kind == "timeout":
                     raise ToolError(self._timed_out(timeout)) from None

@@ -14,6 +14,7 @@ from typing import Literal, TextIO, TypeAlias
 
 import anyio
 import mcp.types as mt
+import pydantic
 from mcp.client.session import IncomingMessage
 from mcp.client.subscriptions import SubscriptionLost
 
@@ -26,6 +27,17 @@ from ._params import ServerParams, StdioParams
 
 logger = logging.getLogger("toolwire.mcp")
 
+
+class _ParseErrorsReportedHere(logging.Filter):
+    """The SDK logs every line a stdio server writes that is not JSON-RPC with a traceback, and
+    hands the error on to the supervisor, which reports it with the server's name and the line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.msg != "Failed to parse JSONRPC message from server"
+
+
+logging.getLogger("mcp.client.stdio").addFilter(_ParseErrorsReportedHere())
+
 State: TypeAlias = Literal["connecting", "ready", "backoff", "failed", "stopped"]
 Prepare: TypeAlias = Callable[[Connection], Awaitable[None]]
 
@@ -36,6 +48,11 @@ _STABLE_AFTER = 2.0
 start is retried ever more slowly, one that crashed once is restarted at once."""
 _STOP_TIMEOUT = 10.0
 _RELISTEN_DELAY = 1.0
+_SHOWN_CHARS = 100
+_GARBLED_GRACE = 2.0
+"""After a line that is not JSON-RPC, how long the calls then waiting still get for their answer:
+the line may be stray output (a server's print), tolerated, or the answer itself, garbled, which
+would otherwise leave each of them waiting out its whole timeout."""
 
 
 class Supervisor:
@@ -76,6 +93,8 @@ class Supervisor:
         self._ever_ready = False
         self._fatal: ToolwireError | None = None
         self._statuses = HTTPStatuses()
+        self._unparsed_lines = 0
+        self._last_unparsed = ""
         self._required = True
         self._startup: anyio.CancelScope | None = None
         self._changed = anyio.Event()
@@ -185,6 +204,7 @@ class Supervisor:
         )
         ready_at: float | None = None
         self._statuses = statuses = HTTPStatuses()
+        self._unparsed_lines = 0
         with capture or nullcontext():
             errlog = self.stderr or (capture.file if capture else sys.stderr)
             try:
@@ -261,7 +281,28 @@ class Supervisor:
         if isinstance(message, mt.ToolListChangedNotification):
             self.tools_changed()
         elif isinstance(message, Exception):
-            logger.debug("MCP server %r: transport reported %r", self.name, message)
+            await self._garbled(message)
+
+    async def _garbled(self, error: Exception) -> None:
+        # The SDK runs this in a task of its own: waiting here holds up no other message.
+        self._unparsed_lines += 1
+        self._last_unparsed = line = _unparsed(error)
+        # Once per connection: a server that prints as it works would fill the screen.
+        level = logging.WARNING if self._unparsed_lines == 1 else logging.DEBUG
+        logger.log(level, "MCP server %r wrote a line that is not JSON-RPC: %s", self.name, line)
+        conn = self.connection
+        if conn is None or not conn.waiting:
+            return
+        waiting = set(conn.waiting)
+        await anyio.sleep(_GARBLED_GRACE)
+        if waiting & conn.waiting and not conn.lost.is_set():
+            # The answer is not coming: drop the connection, so those calls fail now (or are
+            # replayed, if safe) and the next one gets a fresh server.
+            conn.fault = (
+                f"it wrote a line that is not JSON-RPC ({self._last_unparsed}) "
+                "and no answer followed"
+            )
+            conn.lost.set()
 
     async def _listen(self, conn: Connection) -> None:
         """Modern servers announce list changes only on a listen stream; re-listen after a drop
@@ -287,3 +328,12 @@ class Supervisor:
                 self.listening = False
             first = False
             await anyio.sleep(_RELISTEN_DELAY)
+
+
+def _unparsed(error: Exception) -> str:
+    """What the server wrote, short, from the SDK's parse error (or the error itself)."""
+    if isinstance(error, pydantic.ValidationError) and error.errors():
+        shown = repr(error.errors(include_url=False)[0].get("input"))
+    else:
+        shown = f"{type(error).__name__}: {error}"
+    return shown if len(shown) <= _SHOWN_CHARS else shown[: _SHOWN_CHARS - 1] + "…"

@@ -104,7 +104,9 @@ class ScriptedModel:
         else:
             index = len(self.requests) - 1
             if index >= len(self._script):
-                raise UsageError(
+                # The model failed the run, as a provider that stops answering does: the run
+                # ends with stop reason "error" and keeps what it did.
+                raise ProviderError(
                     f"the scripted model has {len(self._script)} turns and was asked for turn "
                     f"{index + 1}"
                 )
@@ -136,6 +138,8 @@ def load_script(path: str | Path) -> list[Turn]:
         raise UsageError(f"cannot read script {path}: {error}") from None
     if not isinstance(data, list):
         raise UsageError(f"script {path}: expected a JSON list of turns")
+    if not data:
+        raise UsageError(f"script {path} has no turns")
     return [_turn_from_json(item, f"{path}[{i}]") for i, item in enumerate(data)]
 
 

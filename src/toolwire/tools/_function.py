@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, get_args, get_origin, get_type_hints, overload
@@ -107,7 +108,11 @@ def function_tool(
     in_thread: bool = True,
     localns: Mapping[str, Any] | None = None,
 ) -> Tool:
-    tool_name = name or function.__name__
+    if not callable(function):
+        raise UsageError(f"not a tool, a toolset or a function: {function!r:.60}")
+    tool_name = name or getattr(function, "__name__", None)
+    if not tool_name:
+        raise UsageError(f"{function!r:.60} has no __name__: give the tool a name")
     doc, param_docs = _read_docstring(inspect.getdoc(function) or "")
     params = _parse_signature(function, tool_name, param_docs, localns)
     fields = {p.field: (p.annotation, p.field_info) for p in params if p.injected is None}
@@ -178,12 +183,18 @@ def _parse_signature(
         hints = get_type_hints(function, localns=dict(localns or {}), include_extras=True)
     except Exception as error:
         raise UsageError(f"tool {tool_name!r}: cannot resolve type hints: {error}") from None
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError) as error:
+        raise UsageError(f"cannot describe {tool_name} as a tool: {error}") from None
     params = []
-    for index, parameter in enumerate(inspect.signature(function).parameters.values()):
+    for index, parameter in enumerate(signature.parameters.values()):
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             raise UsageError(f"tool {tool_name!r}: *args and **kwargs cannot be described")
         if parameter.kind is parameter.POSITIONAL_ONLY:
             raise UsageError(f"tool {tool_name!r}: positional-only parameters are not supported")
+        if parameter.name not in hints and parameter.name not in docs:
+            _warn_undescribed(function, tool_name, parameter.name)
         annotation = hints.get(parameter.name, Any)
         injected = _injected_key(parameter.name, annotation)
         default = ... if parameter.default is parameter.empty else parameter.default
@@ -194,6 +205,20 @@ def _parse_signature(
         )
         params.append(_Param(parameter.name, f"p{index}", annotation, field_info, injected))
     return params
+
+
+def _warn_undescribed(function: Callable[..., Any], tool_name: str, parameter: str) -> None:
+    """The model would be told nothing about this parameter (its schema is `{}`): say so where
+    the function is defined, once, at decoration time."""
+    code = getattr(inspect.unwrap(function), "__code__", None)
+    warnings.warn_explicit(
+        f"tool {tool_name!r}: parameter {parameter!r} has no type and no description, so the "
+        "model is told nothing about it; annotate it or document it in the docstring",
+        UserWarning,
+        filename=code.co_filename if code else "<unknown>",
+        lineno=code.co_firstlineno if code else 0,
+        module=getattr(function, "__module__", None) or "toolwire",
+    )
 
 
 def _injected_key(name: str, annotation: Any) -> str | None:
