@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -10,6 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from toolwire import Limits
+from toolwire.cli._display import Display
+from toolwire.events import CallCorrected
 
 TOOLS = '''
 from toolwire import tool
@@ -304,3 +309,14 @@ def test_approval_prompt_on_a_terminal(project: Path) -> None:
     first, second = json.loads(stdout)["calls"]
     assert (first["result"], first["decided_by"]) == ("deleted a.txt", "cli:user")
     assert second["is_error"] and "Their reason: too risky" in second["result"]
+
+
+def test_a_corrected_or_dropped_call_is_shown_with_what_the_model_wrote() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    display = Display(Limits(), out=out, err=err)
+    display(CallCorrected(name="f", written={"unit": "x"}, index=0, changes=("unit left out",)))
+    display(CallCorrected(name="g", written={"a": "\x1b[2J"}, index=None, changes=("dropped",)))
+    assert err.getvalue().splitlines() == [
+        '✎ f: the model wrote {"unit":"x"}; unit left out',
+        '✗ not run: g {"a":"\\u001b[2J"}: dropped',
+    ]
