@@ -64,7 +64,7 @@ def test_a_config_gives_one_toolset_of_its_servers(monkeypatch: pytest.MonkeyPat
     assert time_server.policy.trusted and time_server.policy.timeout == 5.0
     assert time_server.policy.allow == ("get_*",)
     notes = config.servers["notes"]
-    assert isinstance(notes, HiddenToolset) and notes.names == {"save_run_summary"}
+    assert isinstance(notes, HiddenToolset) and notes.names.patterns == ("save_run_summary",)
     params = server_of(notes).params
     assert isinstance(params, HTTPParams) and params.token == "tok-123456"
     assert server_of(notes).policy.requires_approval is False
@@ -228,7 +228,7 @@ def test_credentials_stay_out_of_reprs_and_descriptions() -> None:
         (lambda: StdioParams(command="x", args="a b"), "list of arguments"),  # type: ignore[arg-type]
         (lambda: MCPServer.stdio("x", timeout=0), "timeout must be a positive"),
         (lambda: MCPServer.stdio("x", connect_timeout=-1), "connect_timeout must be a positive"),
-        (lambda: MCPServer.stdio("x", allow="git_*"), "lists of tool name patterns"),
+        (lambda: MCPServer.stdio("x", allow="git_*"), "list of tool names or patterns"),
     ],
 )
 def test_bad_parameters_are_refused(make: Any, message: str) -> None:

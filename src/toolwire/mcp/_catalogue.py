@@ -6,10 +6,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
 from ..tools import SideEffect, Tool
+from ..tools._patterns import matches
 from ._names import model_name
 from ._schema import make_validate, prepare_schema
 
@@ -24,7 +24,8 @@ logger = logging.getLogger("toolwire.mcp")
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Policy:
     """How one server's tools are offered. `allow`/`deny` are shell-style patterns (`git_*`) on
-    the server's own tool names. Annotations count only when `trusted`: a server can lie."""
+    the server's own tool names (before `prefix` and the provider-safe mapping). Annotations
+    count only when `trusted`: a server can lie."""
 
     trusted: bool = False
     allow: Collection[str] | None = None
@@ -34,9 +35,9 @@ class Policy:
     timeout: float | None = None
 
     def offers(self, name: str) -> bool:
-        if any(fnmatchcase(name, pattern) for pattern in self.deny):
+        if matches(name, self.deny):
             return False
-        return self.allow is None or any(fnmatchcase(name, pattern) for pattern in self.allow)
+        return self.allow is None or matches(name, self.allow)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -79,6 +80,7 @@ def build_tools(
         tools.append(
             Tool(
                 name=name,
+                own_name=listing.name,
                 description=_description(listing),
                 parameters=parameters,
                 validate=make_validate(validator),

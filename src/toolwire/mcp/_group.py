@@ -57,9 +57,7 @@ class MCPServers(Toolset):
     async def hidden_tools(self) -> Sequence[Tool]:
         found: list[Tool] = []
         for member in self.servers.values():
-            hidden = getattr(member, "hidden_tools", None)
-            if hidden is not None:
-                found.extend(await hidden())
+            found.extend(await member.hidden_tools())
         return tuple(found)
 
     async def __aenter__(self) -> MCPServers:

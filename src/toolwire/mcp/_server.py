@@ -15,6 +15,7 @@ import anyio
 from .._redact import REDACTED, redact
 from ..errors import RunError, ToolError, UsageError
 from ..tools import Tool, ToolContext, Toolset
+from ..tools._patterns import NamePatterns
 from ._catalogue import Policy, RemoteTool, build_tools
 from ._failures import classify
 from ._params import HTTPParams, ServerParams, StdioParams, TokenSource, secret_values
@@ -75,7 +76,9 @@ class MCPServer(Toolset):
         name: what errors and logs call the server (default: the command or host name).
         trusted: take the server's annotations (read-only, idempotent, destructive) at their
             word. Tools of an untrusted server are all destructive and need approval.
-        allow / deny: shell-style patterns (`git_*`) on the server's tool names.
+        allow / deny: shell-style patterns (`git_*`) on the server's own tool names (whatever
+            `prefix` and the provider-safe mapping show the model); a pattern matching none of
+            them is a `UsageError` when the tools are first listed.
         prefix: put before every tool name the model sees.
         timeout: seconds per call (default: the run's `tool_timeout`, and at most 300 at the
             protocol level).
@@ -105,17 +108,18 @@ class MCPServer(Toolset):
         stderr: TextIO | None = None,
     ) -> None:
         require_sdk()
-        if isinstance(allow, str) or isinstance(deny, str):
-            raise UsageError("allow and deny are lists of tool name patterns, not one string")
         for label, seconds in (("timeout", timeout), ("connect_timeout", connect_timeout)):
             if seconds is not None and not seconds > 0:
                 raise UsageError(f"MCP server option {label} must be a positive number of seconds")
         self.params = params
         self.name = name or params.default_name()
+        allowed = None if allow is None else NamePatterns(allow, f"MCP server {self.name!r}: allow")
+        denied = NamePatterns(deny, f"MCP server {self.name!r}: deny")
+        self._patterns = (denied,) if allowed is None else (allowed, denied)
         self.policy = Policy(
             trusted=trusted,
-            allow=None if allow is None else tuple(allow),
-            deny=tuple(deny),
+            allow=None if allowed is None else allowed.patterns,
+            deny=denied.patterns,
             prefix=prefix,
             requires_approval=requires_approval,
             timeout=timeout,
@@ -130,6 +134,7 @@ class MCPServer(Toolset):
         self._supervisor: Supervisor | None = None
         self._listing: anyio.Lock | None = None
         self._listed: list[mt.Tool] | None = None
+        self._checked: list[mt.Tool] | None = None
         self._tools: tuple[Tool, ...] = ()
         self._stale = True
         self._listed_at = 0.0
@@ -216,6 +221,13 @@ class MCPServer(Toolset):
         conn = supervisor.connection
         if conn is not None and supervisor.state == "ready" and self._needs_listing(supervisor):
             await self._relist(conn)
+        if self._listed is not self._checked:
+            # Here, not where the list is read: that also happens while reconnecting, where an
+            # error would only be logged; from here it stops the run.
+            listed = [(t.name, t.name) for t in self._listed or ()]
+            for patterns in self._patterns:
+                patterns.check(listed)
+            self._checked = self._listed
         return self._tools
 
     def _open_supervisor(self) -> Supervisor:

@@ -63,9 +63,14 @@ class Tool:
     `validate` returns the arguments to run with or raises `InvalidArguments`; `invoke` returns the
     result content or raises (`ToolError` for a message meant for the model). Toolset wrappers make
     changed copies with `replace`.
+
+    `name` is what the model sees; `own_name` (by default `name` as made: the function's name, or
+    the MCP server's name for the tool) stays the same through prefixes and provider-safe
+    renaming, and is what `hidden`, `filtered` and `requiring_approval` match.
     """
 
     name: str
+    own_name: str = ""
     description: str
     parameters: Mapping[str, Any]
     validate: Validator
@@ -76,6 +81,8 @@ class Tool:
     injected: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
+        if not self.own_name:
+            object.__setattr__(self, "own_name", self.name)
         if not TOOL_NAME.fullmatch(self.name):
             raise UsageError(
                 f"tool name {self.name!r} must match ^[A-Za-z0-9_-]{{1,64}}$ (after any prefix)"
