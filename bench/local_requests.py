@@ -2,7 +2,7 @@
 
     python bench/local_requests.py [--model local] [--split dev|test|all] [--limit N]
                                    [--kinds single multi ...] [--toolsets builtin shop ...]
-                                   [--ids ID ...] [--out bench/out/requests.MODEL.jsonl]
+                                   [--ids ID ...] [--spread] [--out bench/out/requests.MODEL.jsonl]
                                    [--max-steps 6] [--timeout 300]
 
 Each item is a conversation run by `toolwire.Agent` with the item's toolset (its state reset
@@ -18,6 +18,7 @@ per split and kind, with the suite's target metrics (bench/requests/scoring.py).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import sys
@@ -55,7 +56,10 @@ def select(
     toolsets: Sequence[str] | None,
     ids: Sequence[str] | None,
     limit: int | None,
+    spread: bool = False,
 ) -> list[Item]:
+    """The items selected, in the suite's order, or with `spread` in an order fixed by a hash
+    of each id, so that the first `limit` of them are a fair sample of every toolset and kind."""
     chosen = [
         item
         for item in items
@@ -64,6 +68,8 @@ def select(
         and (not toolsets or item.toolset in toolsets)
         and (not ids or item.id in ids)
     ]
+    if spread:
+        chosen.sort(key=lambda item: hashlib.sha256(f"order:{item.id}".encode()).digest())
     return chosen if limit is None else chosen[:limit]
 
 
@@ -195,6 +201,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--model", default="local")
     parser.add_argument("--split", choices=["dev", "test", "all"], default="all")
     parser.add_argument("--limit", type=int)
+    parser.add_argument(
+        "--spread", action="store_true", help="take items in a fixed hashed order (a fair --limit)"
+    )
     parser.add_argument("--kinds", nargs="+", choices=KINDS)
     parser.add_argument("--toolsets", nargs="+", choices=list(TOOLSETS))
     parser.add_argument("--ids", nargs="+")
@@ -205,7 +214,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 async def run(args: argparse.Namespace) -> int:
-    items = select(load_items(), args.split, args.kinds, args.toolsets, args.ids, args.limit)
+    items = select(
+        load_items(), args.split, args.kinds, args.toolsets, args.ids, args.limit, args.spread
+    )
     if args.ids and (unknown := set(args.ids) - {item.id for item in items}):
         print(f"unknown or filtered-out ids: {', '.join(sorted(unknown))}", file=sys.stderr)
     out: Path = args.out or default_out(args.model)
