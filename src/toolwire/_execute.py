@@ -4,6 +4,7 @@ result per call, whatever happens."""
 from __future__ import annotations
 
 import inspect
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,7 @@ from .events import ApprovalDecided, ApprovalRequested, ToolCallReady, ToolResul
 from .messages import ToolCall, ToolResult
 from .run import CallRecord
 from .tools import Tool, ToolContext
+from .tools._tool import ToolExited
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,11 +198,10 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
             content = str(failure)
         except UsageError:
             raise
-        except Exception as exception:
-            message = redact(str(exception), state.secrets)
-            content = (
-                f"{type(exception).__name__}: {message}" if message else type(exception).__name__
-            )
+        except BaseException as exception:
+            if not _raised_by_tool(exception):
+                raise
+            content = _describe_failure(exception, state.secrets)
     if scope.cancelled_caught:
         content = (
             f"Timed out after {timeout:g} s; the call did not finish."
@@ -218,6 +219,26 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
         state.guard.last_result[ready.loop_key] = content
     result = ToolResult(call_id=call.id, name=call.name, content=content, is_error=is_error)
     _answer(state, call, result, step, started, ready.decided_by)
+
+
+def _raised_by_tool(exception: BaseException) -> bool:
+    """Whether a tool's own code raised `exception`, so it fails the one call: anything but a
+    cancellation, or a `KeyboardInterrupt` on the main thread, which is the user's Ctrl-C."""
+    if isinstance(exception, anyio.get_cancelled_exc_class()):
+        return False
+    return not (
+        isinstance(exception, KeyboardInterrupt)
+        and threading.current_thread() is threading.main_thread()
+    )
+
+
+def _describe_failure(exception: BaseException, secrets: Sequence[str]) -> str:
+    raised = exception.raised if isinstance(exception, ToolExited) else exception
+    message = redact(str(raised), secrets)
+    described = f"{type(raised).__name__}: {message}" if message else type(raised).__name__
+    if not isinstance(raised, Exception):
+        described += " (the tool tried to stop the program; only this call failed)"
+    return described
 
 
 def _answer(

@@ -254,14 +254,16 @@ class _Loop:
                 for toolset in self.agent.toolsets:
                     await stack.enter_async_context(toolset)
                 await self._steps(_Catalogue(self.agent.toolsets, self.state.deps))
-        except (anyio.get_cancelled_exc_class(), KeyboardInterrupt):
-            self._close_turn("Not run: the run was cancelled.")
-            self._finish("cancelled")
-            raise
         except Exception as failure:
             self._close_turn("Not run: the run failed.")
             self.error = f"{type(failure).__name__}: {failure}"
             self._finish("error")
+            raise
+        except BaseException:
+            # Cancellation, Ctrl-C, or an exit raised by the application's own code (an approver,
+            # an event handler): the run is over either way, and its record must say so.
+            self._close_turn("Not run: the run was cancelled.")
+            self._finish("cancelled")
             raise
         return self._finish(self.stop or "answer")
 

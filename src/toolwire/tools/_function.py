@@ -16,7 +16,7 @@ import pydantic_core
 from pydantic.json_schema import GenerateJsonSchema
 
 from ..errors import InvalidArguments, UsageError
-from ._tool import SideEffect, Tool, ToolContext
+from ._tool import SideEffect, Tool, ToolContext, ToolExited
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +241,17 @@ def _caller(function: Callable[..., Any], in_thread: bool) -> Callable[[dict[str
             return function(**kwargs)
         # A thread cannot be killed: on timeout the loop stops waiting and the thread runs out.
         return await anyio.to_thread.run_sync(
-            functools.partial(function, **kwargs), abandon_on_cancel=True
+            functools.partial(_in_worker, function, kwargs), abandon_on_cancel=True
         )
 
     return call_sync
+
+
+def _in_worker(function: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    try:
+        return function(**kwargs)
+    except Exception:
+        raise
+    except BaseException as raised:
+        # No signal is ever delivered to a worker thread: whatever this is, the tool raised it.
+        raise ToolExited(raised) from raised

@@ -1,0 +1,181 @@
+"""Attacks on the loop: hostile tools, a hostile or broken model, slow people (issue 27).
+
+Each test is an attack that once got through; it stays here so the next attack starts where this
+one ended. Attacks that can wedge a process (the shared event loop of `run_sync`) run in a
+subprocess with a time limit, so a regression fails instead of hanging the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import anyio
+import pytest
+
+from toolwire import Agent, ScriptedModel, Turn, tool
+from toolwire.events import RunFinished
+from toolwire.models import ScriptedCall
+
+
+def run_python(source: str, *, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    """Run `source` in a fresh interpreter with this checkout's toolwire."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(source)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+
+
+# --- 1. A tool raising SystemExit or KeyboardInterrupt -------------------------------------------
+
+ARGPARSE_TOOL = """
+    import argparse, asyncio, sys, threading
+    from toolwire import Agent, Limits, ScriptedModel, Turn, tool
+    from toolwire.models import ScriptedCall
+
+    @tool(side_effect="read_only")
+    def cli(args: list[str]) -> str:
+        \"\"\"Run a small command line.\"\"\"
+        parser = argparse.ArgumentParser(prog="cli")
+        parser.add_argument("--name", required=True)
+        return parser.parse_args(args).name
+
+    def agent(name, arguments, tools):
+        model = ScriptedModel([Turn(tool_calls=[ScriptedCall(name=name, arguments=arguments)]),
+                               "done"])
+        return Agent(model, tools, limits=Limits(timeout=5))
+"""
+
+
+def test_argparse_exiting_inside_a_tool_fails_only_that_call_and_run_sync_goes_on() -> None:
+    done = run_python(
+        ARGPARSE_TOOL
+        + """
+    for _ in range(2):
+        result = agent("cli", {"args": []}, [cli]).run_sync("go")
+        print(result.stop_reason, "|", result.calls[0].result.content)
+    """
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2
+    for line in lines:
+        assert line.startswith("answer | SystemExit: 2 (the tool tried to stop the program")
+
+
+@pytest.mark.parametrize(
+    ("kind", "raised"),
+    [
+        ("in a worker thread", "def bomb() -> str:\n        raise KeyboardInterrupt"),
+        ("on the loop", "def bomb() -> str:\n        sys.exit(7)"),
+        ("async", "async def bomb() -> str:\n        raise SystemExit('bye')"),
+    ],
+)
+def test_every_kind_of_tool_exiting_is_an_error_result(kind: str, raised: str) -> None:
+    in_thread = kind != "on the loop"
+    done = run_python(
+        ARGPARSE_TOOL
+        + f"""
+    @tool(side_effect="read_only", in_thread={in_thread})
+    {raised}
+
+    for _ in range(2):
+        result = agent("bomb", {{}}, [bomb]).run_sync("go")
+        print(result.stop_reason, "|", result.calls[0].result.content)
+    """
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2 and all(line.startswith("answer | ") for line in lines), lines
+    assert all("the tool tried to stop the program" in line for line in lines)
+
+
+def test_the_sync_event_loop_survives_an_exit_raised_from_a_loop_callback() -> None:
+    # asyncio itself lets SystemExit out of run_forever: the loop thread must keep serving.
+    done = run_python(
+        ARGPARSE_TOOL
+        + """
+    @tool(side_effect="read_only")
+    async def bomb() -> str:
+        asyncio.get_running_loop().call_soon(sys.exit, 3)
+        await asyncio.sleep(0.1)
+        return "still here"
+
+    for _ in range(2):
+        result = agent("bomb", {}, [bomb]).run_sync("go")
+        print(result.stop_reason, "|", result.calls[0].result.content)
+    """
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["answer | still here"] * 2
+
+
+def toolwire_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    executable = shutil.which("toolwire", path=os.path.dirname(sys.executable))
+    assert executable, "the toolwire console script is installed"
+    return subprocess.run(
+        [executable, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+
+
+def test_sys_exit_in_a_tool_does_not_end_the_cli_and_the_run_is_logged_finished(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "tools.py").write_text(
+        textwrap.dedent(
+            '''
+            import sys
+            from toolwire import tool
+
+            @tool(side_effect="read_only")
+            def quit_now() -> str:
+                """Exit."""
+                sys.exit(7)
+            '''
+        )
+    )
+    turns = [{"tool_calls": [{"name": "quit_now", "arguments": {}}]}, {"text": "It failed."}]
+    (tmp_path / "turns.json").write_text(json.dumps(turns))
+    done = toolwire_cli(
+        "run", "go", "--model", f"scripted:{tmp_path / 'turns.json'}", "--tools", "tools.py",
+        "--json", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["stop_reason"] == "answer"
+    assert report["calls"][0]["result"].startswith("SystemExit: 7")
+    logs = toolwire_cli("logs", "--json", cwd=tmp_path)
+    assert logs.returncode == 0, logs.stderr
+    assert [run["stop_reason"] for run in json.loads(logs.stdout)] == ["answer"]
+
+
+def test_ctrl_c_on_the_main_thread_still_cancels_the_run() -> None:
+    # On the main thread a KeyboardInterrupt is the user's Ctrl-C, wherever it lands.
+    @tool(side_effect="read_only", in_thread=False)
+    def interrupted() -> str:
+        raise KeyboardInterrupt
+
+    finished: list[RunFinished] = []
+    model = ScriptedModel([Turn(tool_calls=[ScriptedCall(name="interrupted")]), "never"])
+
+    async def scenario() -> None:
+        await Agent(model, [interrupted]).run(
+            "go", on_event=lambda e: finished.append(e) if isinstance(e, RunFinished) else None
+        )
+
+    with pytest.raises(KeyboardInterrupt):
+        anyio.run(scenario)
+    assert [f.result.stop_reason for f in finished] == ["cancelled"]
