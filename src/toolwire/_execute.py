@@ -96,16 +96,19 @@ async def _prepare(
         result = ToolResult(call_id=call.id, name=call.name, content=content, is_error=True)
         return _Refused(result, decided_by)
 
+    def mistake(content: str) -> _Refused:
+        return error(_counted_error(state, content))
+
     if call.error is not None:
-        return error(call.error)
+        return mistake(call.error)
     tool = catalogue.get(call.name)
     if tool is None:
         available = ", ".join(sorted(catalogue)) or "none"
-        return error(f"Unknown tool {call.name!r}. Available tools: {available}.")
+        return mistake(f"Unknown tool {call.name!r}. Available tools: {available}.")
     try:
         arguments = tool.validate(call.arguments)
     except InvalidArguments as invalid:
-        return error(f"{invalid} Call {call.name} again with corrected arguments.")
+        return mistake(f"{invalid} Call {call.name} again with corrected arguments.")
     verdict, loop_key = state.guard.check_call(call.name, call.arguments)
     if verdict == "stop":
         return error("Not run: this exact call was repeated too often; the run is stopping.")
@@ -209,16 +212,22 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
             else "Stopped: the run's time limit was reached before the call finished."
         )
     if is_error:
-        verdict = state.guard.check_error(content)
-        if verdict == "warn":
-            content += (
-                "\nThis same error has now occurred several times. Do not repeat what causes it:"
-                " fix the arguments, try another tool, or answer with what you have."
-            )
+        content = _counted_error(state, content)
     else:
         state.guard.last_result[ready.loop_key] = content
     result = ToolResult(call_id=call.id, name=call.name, content=content, is_error=is_error)
     _answer(state, call, result, step, started, ready.decided_by)
+
+
+def _counted_error(state: RunState, content: str) -> str:
+    """Every error result the model caused counts toward loop detection: the same text at the
+    threshold gets a warning appended; once more and the run stops after this turn."""
+    if state.guard.check_error(content) == "warn":
+        content += (
+            "\nThis same error has now occurred several times. Do not repeat what causes it:"
+            " fix the arguments, try another tool, or answer with what you have."
+        )
+    return content
 
 
 def _raised_by_tool(exception: BaseException) -> bool:

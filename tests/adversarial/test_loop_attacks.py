@@ -14,13 +14,15 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
-from toolwire import Agent, ScriptedModel, Turn, tool
+from tests.conftest import run_with_fake_clock
+from toolwire import Agent, Limits, RunResult, ScriptedModel, Turn, tool
 from toolwire.events import RunFinished
-from toolwire.models import ScriptedCall
+from toolwire.models import ModelRequest, ScriptedCall
 
 
 def run_python(source: str, *, timeout: float = 30) -> subprocess.CompletedProcess[str]:
@@ -179,3 +181,49 @@ def test_ctrl_c_on_the_main_thread_still_cancels_the_run() -> None:
     with pytest.raises(KeyboardInterrupt):
         anyio.run(scenario)
     assert [f.result.stop_reason for f in finished] == ["cancelled"]
+
+
+# --- 11. The same error, again and again ----------------------------------------------------------
+
+
+@tool(side_effect="read_only")
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@tool(side_effect="read_only")
+async def hang(attempt: int) -> str:
+    """Never finish."""
+    await anyio.sleep(float("inf"))
+    return "never"
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "error"),
+    [
+        ("no_such_tool", {}, "Unknown tool 'no_such_tool'"),
+        ("add", {"a": "one", "b": 2}, "invalid arguments"),
+        ("add", '{"a": 1, "b": ', "not valid JSON"),
+        ("add", '["a", 1]', "must be a JSON object"),
+        ("hang", None, "Timed out after 1 s"),  # a new attempt number each time
+    ],
+)
+def test_the_same_error_result_repeated_stops_the_run(
+    name: str, arguments: dict[str, Any] | str | None, error: str
+) -> None:
+    def script(request: ModelRequest) -> Turn:
+        sent = {"attempt": len(request.messages)} if arguments is None else arguments
+        return Turn(tool_calls=[ScriptedCall(name=name, arguments=sent)])
+
+    model = ScriptedModel(script)
+    limits = Limits(max_steps=40, loop_threshold=3, tool_timeout=1)
+
+    async def scenario() -> RunResult:
+        return await Agent(model, [add, hang], limits=limits).run("go")
+
+    result = run_with_fake_clock(scenario)
+    assert (result.stop_reason, result.steps) == ("loop_detected", 4)
+    contents = [record.result.content for record in result.calls]
+    assert all(error in content for content in contents)
+    assert "occurred several times" in contents[2] and "occurred several times" not in contents[1]
