@@ -3,9 +3,10 @@ result per call, whatever happens."""
 
 from __future__ import annotations
 
+import functools
 import inspect
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,7 +14,7 @@ import anyio
 
 from ._redact import redact
 from ._state import RunState
-from .approval import ApprovalRequest, Approve, Decision, Decline, Edit
+from .approval import ApprovalRequest, Approve, Approver, Decision, Decline, Edit
 from .errors import InvalidArguments, ToolError, UsageError
 from .events import ApprovalDecided, ApprovalRequested, ToolCallReady, ToolResultReady
 from .messages import ToolCall, ToolResult
@@ -23,9 +24,17 @@ from .tools._tool import ToolExited
 
 
 @dataclass(frozen=True, slots=True)
+class _Decided:
+    """Who approved or declined a call, and the seconds they took (apart from the run time)."""
+
+    by: str
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
 class _Refused:
     result: ToolResult
-    decided_by: str | None = None
+    decided: _Decided | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +43,7 @@ class _Ready:
     tool: Tool
     arguments: Mapping[str, Any]
     loop_key: tuple[str, str]
-    decided_by: str | None
+    decided: _Decided | None
 
 
 async def execute_calls(
@@ -47,12 +56,11 @@ async def execute_calls(
         ready = []
         for call in batch:
             state.emit(ToolCallReady(call=call, step=step))
-            started = state.clock.now()
             outcome = await _prepare(state, call, catalogue)
             if isinstance(outcome, _Ready):
                 ready.append(outcome)
             else:
-                _answer(state, call, outcome.result, step, started, outcome.decided_by)
+                _answer(state, call, outcome.result, step, state.clock.now(), outcome.decided)
         if len(ready) == 1:
             await _run(state, ready[0], step)
         elif ready:
@@ -92,9 +100,9 @@ def _batches(calls: Sequence[ToolCall], catalogue: Mapping[str, Tool]) -> list[l
 async def _prepare(
     state: RunState, call: ToolCall, catalogue: Mapping[str, Tool]
 ) -> _Ready | _Refused:
-    def error(content: str, decided_by: str | None = None) -> _Refused:
+    def error(content: str, decided: _Decided | None = None) -> _Refused:
         result = ToolResult(call_id=call.id, name=call.name, content=content, is_error=True)
-        return _Refused(result, decided_by)
+        return _Refused(result, decided)
 
     def mistake(content: str) -> _Refused:
         return error(_counted_error(state, content))
@@ -120,19 +128,20 @@ async def _prepare(
             f"{state.guard.repeats(loop_key) - 1} times.{shown}Use what you have, or change "
             "approach; repeating this call again stops the run."
         )
-    decided_by = None
+    decided = None
     if tool.needs_approval:
+        asked = state.clock.now()
         decision = await _approval(state, call, tool, arguments)
-        decided_by = decision.by
+        decided = _Decided(decision.by, state.clock.now() - asked)
         if isinstance(decision, Decline):
             reason = f" Their reason: {decision.message}" if decision.message else ""
-            return error(f"The user declined this call; do not retry it.{reason}", decided_by)
+            return error(f"The user declined this call; do not retry it.{reason}", decided)
         if isinstance(decision, Edit):
             try:
                 arguments = tool.validate(decision.arguments)
             except InvalidArguments as invalid:
-                return error(f"The approver's edited arguments are invalid: {invalid}", decided_by)
-    return _Ready(call, tool, arguments, loop_key, decided_by)
+                return error(f"The approver's edited arguments are invalid: {invalid}", decided)
+    return _Ready(call, tool, arguments, loop_key, decided)
 
 
 async def _approval(
@@ -155,8 +164,7 @@ async def _approval(
         )
         decision = Decline(message="no decision in time", by="policy:approval-timeout")
         with anyio.move_on_after(_or_inf(state.bounded(state.limits.approval_timeout))):
-            answer = state.approver(request)
-            decision = await answer if inspect.isawaitable(answer) else answer
+            decision = await _ask(state.approver, request)
     if isinstance(decision, bool):
         decision = Approve() if decision else Decline()
     state.emit(
@@ -169,6 +177,19 @@ async def _approval(
         )
     )
     return decision
+
+
+async def _ask(approver: Approver, request: ApprovalRequest) -> Decision | bool:
+    answer: Decision | bool | Awaitable[Decision | bool]
+    if inspect.iscoroutinefunction(approver):
+        answer = approver(request)
+    else:
+        # A sync approver may block (a person at a prompt): in a worker thread the approval
+        # timeout can fire meanwhile, and an answer arriving later is dropped with the thread.
+        answer = await anyio.to_thread.run_sync(
+            functools.partial(approver, request), abandon_on_cancel=True
+        )
+    return await answer if inspect.isawaitable(answer) else answer
 
 
 async def _run_limited(
@@ -216,7 +237,7 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
     else:
         state.guard.last_result[ready.loop_key] = content
     result = ToolResult(call_id=call.id, name=call.name, content=content, is_error=is_error)
-    _answer(state, call, result, step, started, ready.decided_by)
+    _answer(state, call, result, step, started, ready.decided)
 
 
 def _counted_error(state: RunState, content: str) -> str:
@@ -256,7 +277,7 @@ def _answer(
     result: ToolResult,
     step: int,
     started: float,
-    decided_by: str | None,
+    decided: _Decided | None,
 ) -> None:
     full_content = None
     limit = state.limits.max_result_chars
@@ -269,8 +290,14 @@ def _answer(
             is_error=result.is_error,
         )
     duration = state.clock.now() - started
+    decided_by, decision_time = (decided.by, decided.seconds) if decided else (None, None)
     record = CallRecord(
-        call=call, result=result, step=step, duration=duration, decided_by=decided_by
+        call=call,
+        result=result,
+        step=step,
+        duration=duration,
+        decided_by=decided_by,
+        decision_time=decision_time,
     )
     state.answered[call.id] = (result, record)
     state.emit(
@@ -282,6 +309,7 @@ def _answer(
             duration=duration,
             full_content=full_content,
             decided_by=decided_by,
+            decision_time=decision_time,
         )
     )
 

@@ -188,7 +188,8 @@ class ApprovalDecided:
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ToolResultReady:
     """The one result of a call. `full_content` is set when `result.content` was cut to the size
-    limit; the run log keeps it whole."""
+    limit; the run log keeps it whole. `duration` is the tool's run time; `decision_time` the
+    wait for an approval, apart."""
 
     call: ToolCall
     result: ToolResult
@@ -197,6 +198,7 @@ class ToolResultReady:
     duration: float
     full_content: str | None = None
     decided_by: str | None = None
+    decision_time: float | None = None
     kind: Literal["tool_result_ready"] = "tool_result_ready"
 
 

@@ -16,8 +16,11 @@ class CallRecord:
     result: ToolResult
     step: int
     duration: float
+    """Seconds the tool ran (0 for a call that never ran); waiting for approval is apart."""
     decided_by: str | None = None
     """Who approved or declined the call, when it needed approval."""
+    decision_time: float | None = None
+    """Seconds spent waiting for that decision, when the call needed one."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

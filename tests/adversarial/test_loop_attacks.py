@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,18 @@ import anyio
 import pytest
 
 from tests.conftest import run_with_fake_clock
-from toolwire import Agent, Limits, RunResult, ScriptedModel, Turn, tool
-from toolwire.events import RunFinished
+from toolwire import (
+    Agent,
+    ApprovalRequest,
+    Approve,
+    Decline,
+    Limits,
+    RunResult,
+    ScriptedModel,
+    Turn,
+    tool,
+)
+from toolwire.events import RunFinished, ToolResultReady
 from toolwire.models import ModelRequest, ScriptedCall
 
 
@@ -227,3 +238,69 @@ def test_the_same_error_result_repeated_stops_the_run(
     contents = [record.result.content for record in result.calls]
     assert all(error in content for content in contents)
     assert "occurred several times" in contents[2] and "occurred several times" not in contents[1]
+
+
+# --- 5. An approver that answers too late; the person's thinking time ----------------------------
+
+
+def test_a_sync_approver_answering_after_the_approval_timeout_counts_as_declined() -> None:
+    ran: list[str] = []
+    released = threading.Event()
+
+    @tool
+    def pay(amount: int) -> str:
+        """Send money."""
+        ran.append(f"paid {amount}")
+        return "paid"
+
+    def slow_person(request: ApprovalRequest) -> Approve:
+        released.wait(2)  # blocks like time.sleep(5), but the test can end it
+        return Approve()
+
+    async def scenario() -> RunResult:
+        model = ScriptedModel(
+            [Turn(tool_calls=[ScriptedCall(name="pay", arguments={"amount": 5})]), "ok"]
+        )
+        agent = Agent(model, [pay], approver=slow_person, limits=Limits(approval_timeout=1))
+        return await agent.run("pay")
+
+    try:
+        result = run_with_fake_clock(scenario)
+    finally:
+        released.set()
+    record = result.calls[0]
+    assert record.decided_by == "policy:approval-timeout" and record.result.is_error
+    assert ran == []
+
+
+def test_a_declined_calls_duration_leaves_out_the_time_to_decide() -> None:
+    @tool
+    async def pay(amount: int) -> str:
+        """Send money."""
+        await anyio.sleep(2)
+        return "paid"
+
+    async def thinker(request: ApprovalRequest) -> Approve | Decline:
+        await anyio.sleep(30)
+        return Approve() if request.arguments["amount"] < 10 else Decline()
+
+    events: list[ToolResultReady] = []
+
+    async def scenario() -> RunResult:
+        turn = Turn(
+            tool_calls=[
+                ScriptedCall(name="pay", arguments={"amount": 5}),
+                ScriptedCall(name="pay", arguments={"amount": 500}),
+            ]
+        )
+        agent = Agent(ScriptedModel([turn, "ok"]), [pay], approver=thinker)
+        return await agent.run(
+            "pay", on_event=lambda e: events.append(e) if isinstance(e, ToolResultReady) else None
+        )
+
+    result = run_with_fake_clock(scenario)
+    approved, declined = result.calls
+    assert (approved.duration, approved.decision_time) == (2, 30)
+    assert (declined.duration, declined.decision_time) == (0, 30)
+    assert [(e.duration, e.decision_time) for e in events] == [(2, 30), (0, 30)]
+    assert result.calls[0].result.content == "paid" and declined.result.is_error
