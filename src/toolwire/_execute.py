@@ -22,6 +22,8 @@ from .run import CallRecord
 from .tools import Tool, ToolContext
 from .tools._tool import ToolExited
 
+INTERRUPTED = "Interrupted: the call started and was cut off; it may have taken effect."
+
 
 @dataclass(frozen=True, slots=True)
 class _Decided:
@@ -73,13 +75,16 @@ async def execute_calls(
 def answer_the_rest(
     state: RunState, calls: Sequence[ToolCall], step: int, why: str
 ) -> tuple[ToolResult, ...]:
-    """Results for a turn interrupted midway: what finished keeps its result, the rest says why
-    (and is recorded like any other result)."""
+    """Results for a turn interrupted midway: what finished keeps its result; a call that had
+    started says it may have taken effect; the rest say `why` they did not run. Each is recorded
+    like any other result."""
     now = state.clock.now()
     for call in calls:
         if call.id not in state.answered:
-            result = ToolResult(call_id=call.id, name=call.name, content=why, is_error=True)
-            _answer(state, call, result, step, now, None)
+            cut_off = call.id in state.started
+            content = INTERRUPTED if cut_off else why
+            result = ToolResult(call_id=call.id, name=call.name, content=content, is_error=True)
+            _answer(state, call, result, step, now, None, interrupted=cut_off)
     return state.close_turn(calls)
 
 
@@ -212,6 +217,7 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
         deps=state.deps,
     )
     started = state.clock.now()
+    state.started.add(call.id)
     is_error = True
     content = ""
     with anyio.move_on_after(_or_inf(bounded)) as scope:
@@ -237,7 +243,7 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
     else:
         state.guard.last_result[ready.loop_key] = content
     result = ToolResult(call_id=call.id, name=call.name, content=content, is_error=is_error)
-    _answer(state, call, result, step, started, ready.decided)
+    _answer(state, call, result, step, started, ready.decided, interrupted=scope.cancelled_caught)
 
 
 def _counted_error(state: RunState, content: str) -> str:
@@ -278,6 +284,8 @@ def _answer(
     step: int,
     started: float,
     decided: _Decided | None,
+    *,
+    interrupted: bool = False,
 ) -> None:
     full_content = None
     limit = state.limits.max_result_chars
@@ -298,6 +306,7 @@ def _answer(
         duration=duration,
         decided_by=decided_by,
         decision_time=decision_time,
+        interrupted=interrupted,
     )
     state.answered[call.id] = (result, record)
     state.emit(
@@ -310,6 +319,7 @@ def _answer(
             full_content=full_content,
             decided_by=decided_by,
             decision_time=decision_time,
+            interrupted=interrupted,
         )
     )
 

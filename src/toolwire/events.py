@@ -189,7 +189,8 @@ class ApprovalDecided:
 class ToolResultReady:
     """The one result of a call. `full_content` is set when `result.content` was cut to the size
     limit; the run log keeps it whole. `duration` is the tool's run time; `decision_time` the
-    wait for an approval, apart."""
+    wait for an approval, apart. `interrupted`: the call started and was cut off, so it may
+    have taken effect."""
 
     call: ToolCall
     result: ToolResult
@@ -199,6 +200,7 @@ class ToolResultReady:
     full_content: str | None = None
     decided_by: str | None = None
     decision_time: float | None = None
+    interrupted: bool = False
     kind: Literal["tool_result_ready"] = "tool_result_ready"
 
 

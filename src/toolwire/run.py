@@ -21,6 +21,9 @@ class CallRecord:
     """Who approved or declined the call, when it needed approval."""
     decision_time: float | None = None
     """Seconds spent waiting for that decision, when the call needed one."""
+    interrupted: bool = False
+    """The call started and was cut off before it finished (its timeout, the run's time limit,
+    a cancellation, Ctrl-C): it may have taken effect. A call that never started is not."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

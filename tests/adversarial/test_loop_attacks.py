@@ -304,3 +304,63 @@ def test_a_declined_calls_duration_leaves_out_the_time_to_decide() -> None:
     assert (declined.duration, declined.decision_time) == (0, 30)
     assert [(e.duration, e.decision_time) for e in events] == [(2, 30), (0, 30)]
     assert result.calls[0].result.content == "paid" and declined.result.is_error
+
+
+# --- 7. A call cut off after it started ----------------------------------------------------------
+
+
+async def approve_all(request: ApprovalRequest) -> bool:
+    return True
+
+
+def test_a_call_cut_off_after_it_started_says_it_may_have_taken_effect() -> None:
+    ledger: list[int] = []
+
+    @tool
+    async def pay(amount: int) -> str:
+        """Send money."""
+        ledger.append(amount)  # the effect happens first...
+        await anyio.sleep(100)  # ...then the confirmation takes long
+        return "paid"
+
+    finished: list[RunFinished] = []
+    events: list[ToolResultReady] = []
+
+    def on_event(event: object) -> None:
+        if isinstance(event, RunFinished):
+            finished.append(event)
+        elif isinstance(event, ToolResultReady):
+            events.append(event)
+
+    async def scenario() -> None:
+        turn = Turn(
+            tool_calls=[
+                ScriptedCall(name="pay", arguments={"amount": 5}),
+                ScriptedCall(name="pay", arguments={"amount": 7}),
+            ]
+        )
+        agent = Agent(ScriptedModel([turn, "ok"]), [pay], approver=approve_all)
+        with anyio.move_on_after(50):
+            await agent.run("pay", on_event=on_event)
+
+    run_with_fake_clock(scenario)
+    assert ledger == [5]
+    started, never = finished[0].result.calls
+    assert started.result.content == (
+        "Interrupted: the call started and was cut off; it may have taken effect."
+    )
+    assert started.interrupted and started.result.is_error
+    assert never.result.content == "Not run: the run was cancelled."
+    assert not never.interrupted
+    assert [e.interrupted for e in events] == [True, False]
+
+
+def test_a_timed_out_call_is_marked_interrupted() -> None:
+    async def scenario() -> RunResult:
+        model = ScriptedModel(
+            [Turn(tool_calls=[ScriptedCall(name="hang", arguments={"attempt": 1})]), "ok"]
+        )
+        return await Agent(model, [hang], limits=Limits(tool_timeout=1)).run("go")
+
+    [record] = run_with_fake_clock(scenario).calls
+    assert record.result.content.startswith("Timed out after 1 s") and record.interrupted
