@@ -14,6 +14,7 @@ import anyio
 
 from ._redact import redact
 from ._state import RunState
+from ._untrusted import safe_text
 from .approval import ApprovalRequest, Approve, Approver, Decision, Decline, Edit
 from .errors import InvalidArguments, ToolError, UsageError
 from .events import ApprovalDecided, ApprovalRequested, ToolCallReady, ToolResultReady
@@ -287,16 +288,15 @@ def _answer(
     *,
     interrupted: bool = False,
 ) -> None:
+    # A tool's output enters here: made writable once, for the model and every sink.
+    content = safe_text(result.content)
     full_content = None
     limit = state.limits.max_result_chars
-    if limit is not None and len(result.content) > limit:
-        full_content = result.content
-        result = ToolResult(
-            call_id=result.call_id,
-            name=result.name,
-            content=_head_and_tail(result.content, limit),
-            is_error=result.is_error,
-        )
+    if limit is not None and len(content) > limit:
+        full_content, content = content, _head_and_tail(content, limit)
+    result = ToolResult(
+        call_id=result.call_id, name=result.name, content=content, is_error=result.is_error
+    )
     duration = state.clock.now() - started
     decided_by, decision_time = (decided.by, decided.seconds) if decided else (None, None)
     record = CallRecord(

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 from pathlib import Path
@@ -19,6 +20,8 @@ from typing import Any
 
 import anyio
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import run_with_fake_clock
 from toolwire import (
@@ -30,10 +33,14 @@ from toolwire import (
     RunResult,
     ScriptedModel,
     Turn,
+    UsageError,
     tool,
 )
+from toolwire.evals import load_dataset, model_predictor, parse_item, read_predictions, run_eval
 from toolwire.events import RunFinished, ToolResultReady
+from toolwire.log import RunLog
 from toolwire.models import ModelRequest, ScriptedCall
+from toolwire.textcalls import PromptedTools, parse_calls
 
 
 def run_python(source: str, *, timeout: float = 30) -> subprocess.CompletedProcess[str]:
@@ -364,3 +371,210 @@ def test_a_timed_out_call_is_marked_interrupted() -> None:
 
     [record] = run_with_fake_clock(scenario).calls
     assert record.result.content.startswith("Timed out after 1 s") and record.interrupted
+
+
+# --- 4. Malformed arguments ----------------------------------------------------------------------
+
+
+@tool(side_effect="read_only")
+def echo(text: str = "", n: int = 0, data: list[Any] | dict[str, Any] | None = None) -> str:
+    """Say the text back."""
+    return text
+
+
+def assert_every_call_answered_and_writable(result: RunResult) -> None:
+    for index, message in enumerate(result.messages):
+        if message.role == "assistant" and message.tool_calls:
+            answer = result.messages[index + 1]
+            assert [r.call_id for r in answer.tool_results] == [c.id for c in message.tool_calls]
+    for record in result.calls:
+        # What every sink does with a call: JSON as UTF-8 (the log, --json, a web UI).
+        json.dumps(
+            [record.call.name, record.call.raw_arguments, record.call.arguments],
+            ensure_ascii=False,
+        ).encode()
+        json.dumps([record.result.content, record.call.error], ensure_ascii=False).encode()
+
+
+def run_raw_arguments(raw: str, log: RunLog | None = None) -> RunResult:
+    turn = Turn(tool_calls=[ScriptedCall(name="echo", arguments=raw)])
+    return Agent(ScriptedModel([turn, "ok"]), [echo], log=log).run_sync("go")
+
+
+@pytest.mark.parametrize(
+    ("raw", "said"),
+    [
+        ("[" * 10_000, "nested deeper than 100 levels"),
+        ('{"data": ' + "[" * 150 + "]" * 150 + "}", "nested deeper than 100 levels"),
+        ('{"n": ' + "7" * 5_000 + "}", "4300 digits"),
+        ('{"text": "\\ud800"}', "lone surrogate"),
+        ('{"text": "a\ud800"}', "lone surrogate"),
+        ('{"n": NaN}', "NaN is not a JSON number"),
+        ('{"n": 1e999}', "too large"),
+    ],
+)
+def test_malformed_arguments_become_an_error_result_with_the_log_on(
+    raw: str, said: str, tmp_path: Path
+) -> None:
+    log = RunLog(tmp_path / "runs.db")
+    result = run_raw_arguments(raw, log)
+    assert result.stop_reason == "answer"
+    [record] = result.calls
+    assert record.result.is_error and said in record.result.content
+    assert record.result.content.endswith("; not run.")
+    assert_every_call_answered_and_writable(result)
+    assert [run.stop_reason for run in log.runs()] == ["answer"]
+
+
+def test_text_a_model_streams_is_made_writable_where_it_enters(tmp_path: Path) -> None:
+    log = RunLog(tmp_path / "runs.db")
+    model = ScriptedModel(
+        [Turn(text="a\udc80b", tool_calls=[ScriptedCall(name="echo\ud800", arguments={})]), "ok"]
+    )
+    result = Agent(model, [echo], log=log).run_sync("go")
+    assert result.messages[1].text == "a\\udc80b"
+    assert result.calls[0].call.name == "echo\\ud800"
+    assert_every_call_answered_and_writable(result)
+
+
+def test_a_tool_result_that_cannot_be_encoded_is_made_writable(tmp_path: Path) -> None:
+    @tool(side_effect="read_only")
+    def garbled() -> str:
+        """Return bytes decoded with surrogateescape."""
+        return b"caf\xe9".decode("utf-8", "surrogateescape")
+
+    log = RunLog(tmp_path / "runs.db")
+    model = ScriptedModel([Turn(tool_calls=[ScriptedCall(name="garbled")]), "ok"])
+    result = Agent(model, [garbled], log=log).run_sync("go")
+    assert result.calls[0].result.content == "caf\\udce9"
+    assert log.calls(result.run_id)[0].result == "caf\\udce9"
+
+
+# JSON-ish text: values of every kind (surrogates, huge and odd numbers), nested anyhow, then
+# written out whole, cut short, or with a random fragment of JSON glued on.
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=10**300, max_value=10**4000)
+    | st.floats()
+    | st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=8)
+)
+values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+deep = st.tuples(st.integers(1, 3000), st.sampled_from(["[]", "{}"]), st.booleans()).map(
+    lambda t: '{"data": ' + t[1][0] * t[0] + t[1][1] * (t[0] if t[2] else t[0] // 2) + "}"
+)
+fragments = st.sampled_from(
+    ["", "{", "}", "[", "]", ",", ":", '"', "\\", "\\u", "\\ud800", "1e", "-", "NaN", "Infinity"]
+)
+json_ish = st.one_of(
+    st.tuples(values, fragments, st.integers(0, 400)).map(
+        lambda t: (json.dumps({"data": t[0]}) + t[1])[: t[2] or None]
+    ),
+    st.dictionaries(st.sampled_from(["text", "n", "data", "extra"]), values, max_size=3).map(
+        json.dumps
+    ),
+    deep,
+    st.integers(4000, 6000).map(lambda digits: '{"n": -' + "9" * digits + "}"),
+    st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=30),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(raws=st.lists(json_ish, min_size=1, max_size=3))
+@example(raws=["[" * 10_000, '{"data": ' + "[" * 600 + "]" * 600 + "}"])
+def test_any_argument_text_ends_in_one_result_per_call(raws: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        log = RunLog(Path(folder) / "runs.db")
+        turn = Turn(tool_calls=[ScriptedCall(name="echo", arguments=raw) for raw in raws])
+        result = Agent(ScriptedModel([turn, "ok"]), [echo], log=log).run_sync("go")
+        log.close()
+    assert result.stop_reason == "answer" and len(result.calls) == len(raws)
+    assert_every_call_answered_and_writable(result)
+
+
+def as_text_call(raw: str, profile: str) -> str:
+    if profile == "hermes":
+        return f'<tool_call>{{"name": "echo", "arguments": {raw}}}</tool_call>'
+    # qwen3-coder: each parameter's value is text, read by the parameter's schema type
+    return f"<tool_call>\n<function=echo>\n<parameter=data>\n{raw}\n</parameter>\n</function>\n</tool_call>"
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    raws=st.lists(json_ish, min_size=1, max_size=2),
+    prose=st.text(max_size=10),
+    profile=st.sampled_from(["hermes", "qwen3-coder"]),
+)
+@example(raws=["[" * 5000 + "]" * 5000], prose="", profile="qwen3-coder")
+@example(raws=["[" * 5000], prose="", profile="qwen3-coder")
+@example(raws=["[" * 600 + "]" * 600], prose="", profile="qwen3-coder")
+@example(raws=["[" * 5000 + "]" * 5000], prose="", profile="hermes")
+@example(raws=["-" + "9" * 6000], prose="", profile="hermes")
+def test_any_argument_text_written_as_text_calls_ends_in_one_result_per_call(
+    raws: list[str], prose: str, profile: str
+) -> None:
+    reply = prose + "".join(as_text_call(raw, profile) for raw in raws)
+    parse_calls(reply, [echo], profile=profile)  # the parser on its own never raises
+    with tempfile.TemporaryDirectory() as folder:
+        log = RunLog(Path(folder) / "runs.db")
+        model = PromptedTools(ScriptedModel([reply, "ok"]), profile=profile)
+        result = Agent(model, [echo], log=log).run_sync("go")
+        log.close()
+    assert result.stop_reason in ("answer", "error")
+    assert result.stop_reason == "answer", result.error
+    assert_every_call_answered_and_writable(result)
+
+
+GOOD_ITEM = {
+    "id": "ok_0",
+    "category": "simple",
+    "tools": [{"name": "echo", "description": "Say it back.", "parameters": {"type": "object"}}],
+    "messages": [{"role": "user", "content": "hi"}],
+    "expected": [],
+}
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("[" * 10_000, "nested deeper than 100 levels"),
+        ('{"id": ' + "7" * 5_000 + "}", "4300 digits"),
+        (
+            json.dumps(
+                {**GOOD_ITEM, "id": "bad_1", "messages": [{"role": "user", "content": "\ud800"}]}
+            ),
+            "lone surrogate",
+        ),
+    ],
+)
+def test_a_dataset_line_that_cannot_be_used_is_a_clear_error_naming_it(
+    line: str, said: str, tmp_path: Path
+) -> None:
+    dataset = tmp_path / "data.jsonl"
+    dataset.write_text(json.dumps(GOOD_ITEM) + "\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=f"data.jsonl:2: .*{said}"):
+        load_dataset(dataset)
+    done = toolwire_cli(
+        "eval", str(dataset), "--model", "scripted:none.json", "--out", "out.jsonl", cwd=tmp_path
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "data.jsonl:2" in done.stderr and said in done.stderr
+
+
+@pytest.mark.parametrize("raw", ["[" * 10_000, '{"n": ' + "7" * 5_000 + "}", '{"s": "\\udc80"}'])
+def test_an_eval_prediction_with_unusable_arguments_is_scored_not_a_crash(
+    raw: str, tmp_path: Path
+) -> None:
+    item = parse_item(GOOD_ITEM, "item")
+    model = ScriptedModel([Turn(tool_calls=[ScriptedCall(name="echo", arguments=raw)])])
+    out = tmp_path / "out.jsonl"
+    [prediction] = anyio.run(run_eval, [item], model_predictor(model), out)
+    assert prediction.calls[0].arguments is None  # unparseable: scored wrong, recorded whole
+    assert read_predictions(out)["ok_0"].raw_arguments == (raw,)
