@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from typing import Any
 
 __all__ = ["MAX_JSON_DEPTH", "load_json", "safe_text"]
@@ -25,29 +26,36 @@ def safe_text(text: str) -> str:
 
 def load_json(text: str) -> Any:
     """The value of untrusted JSON text, or `ValueError` saying why not, phrased to follow "the
-    arguments are" or "the line is": not JSON, nested too deeply, a number too long or not
-    finite, or a string no encoder can write (a lone surrogate)."""
+    arguments are": not valid JSON, nested too deeply, a number too long or not finite, or a
+    string no encoder can write (a lone surrogate)."""
     try:
         value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except json.JSONDecodeError as error:
         raise ValueError(f"not valid JSON ({error.msg} at position {error.pos})") from None
     except RecursionError:
         raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels") from None
-    except ValueError as error:
-        # Python refuses to read an integer of more digits than `sys.get_int_max_str_digits()`.
+    except _Unusable as error:
         raise ValueError(f"not usable JSON ({error})") from None
+    except ValueError:
+        # The one left: Python refuses to read an integer longer than its limit.
+        limit = sys.get_int_max_str_digits()
+        raise ValueError(f"not usable JSON (a number has more than {limit} digits)") from None
     _check(value)
     return value
 
 
+class _Unusable(ValueError):
+    pass
+
+
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+    raise _Unusable(f"{name} is not a JSON number")
 
 
 def _finite_float(text: str) -> float:
     number = float(text)
     if number in (float("inf"), float("-inf")):
-        raise ValueError("a number is too large for a float")
+        raise _Unusable("a number is too large for a float")
     return number
 
 
