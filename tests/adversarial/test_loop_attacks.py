@@ -8,6 +8,7 @@ subprocess with a time limit, so a regression fails instead of hanging the suite
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -32,10 +33,14 @@ from toolwire import (
     Limits,
     RunResult,
     ScriptedModel,
+    ToolError,
     Turn,
     UsageError,
     tool,
 )
+from toolwire.builtin import TOOLS
+from toolwire.builtin._arithmetic import evaluate
+from toolwire.builtin._notes import search as search_notes_words
 from toolwire.evals import load_dataset, model_predictor, parse_item, read_predictions, run_eval
 from toolwire.events import RunFinished, ToolResultReady
 from toolwire.log import RunLog
@@ -578,3 +583,115 @@ def test_an_eval_prediction_with_unusable_arguments_is_scored_not_a_crash(
     [prediction] = anyio.run(run_eval, [item], model_predictor(model), out)
     assert prediction.calls[0].arguments is None  # unparseable: scored wrong, recorded whole
     assert read_predictions(out)["ok_0"].raw_arguments == (raw,)
+
+
+# --- 2. Built-in tools that pin a CPU past every limit --------------------------------------------
+
+EXPENSIVE = [
+    "round(1, -10**8)",
+    "round(10**1000, -10**9)",
+    "round(-7, -(2**62))",
+    "round(1.5, 10**9)",
+    "9**9**9",
+    "factorial(1000) * factorial(1000)",
+    "10**4000 / 3",
+    "1e400",
+]
+
+
+def test_the_calculator_bounds_its_work_for_any_operands() -> None:
+    # In a subprocess: an unbounded computation runs for minutes and cannot be interrupted.
+    done = run_python(
+        f"""
+        import time
+        from toolwire import ToolError
+        from toolwire.builtin._arithmetic import evaluate
+
+        for expression in {EXPENSIVE!r}:
+            started = time.perf_counter()
+            try:
+                value = evaluate(expression)
+            except ToolError as error:
+                value = f"ToolError: {{error}}"
+            print(round(time.perf_counter() - started, 3), expression, "=", str(value)[:40])
+        """,
+        timeout=20,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(EXPENSIVE)
+    assert all(float(line.split()[0]) < 1 for line in lines), lines
+    assert "round(1, -10**8) = 0" in done.stdout
+    assert "round(1.5, 10**9) = 1.5" in done.stdout
+    assert "1e400 = ToolError: the result is not finite" in done.stdout
+
+
+numbers = st.one_of(
+    st.integers(-(10**6), 10**6).map(str),
+    st.integers(0, 400).map(lambda digits: "9" * digits),
+    st.sampled_from(["10**1200", "2**4000", "1e308", "0.5", "-(10**9)", "-(2**62)", "pi"]),
+)
+expressions = st.recursive(
+    numbers,
+    lambda inner: st.one_of(
+        st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "//", "%", "**"]), inner).map(
+            lambda t: f"({t[0]} {t[1]} {t[2]})"
+        ),
+        st.tuples(st.sampled_from(["round", "min", "max", "hypot", "log"]), inner, inner).map(
+            lambda t: f"{t[0]}({t[1]}, {t[2]})"
+        ),
+        st.tuples(
+            st.sampled_from(["factorial", "sqrt", "exp", "floor", "abs", "round"]), inner
+        ).map(lambda t: f"{t[0]}({t[1]})"),
+    ),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=300, deadline=2000)  # every evaluation is bounded: milliseconds
+@given(expressions)
+def test_any_expression_of_big_operands_is_quick_and_a_number_or_a_tool_error(
+    expression: str,
+) -> None:
+    try:
+        value = evaluate(expression)
+    except ToolError:
+        return
+    assert isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
+
+
+BUILTIN_WORK = {
+    "calculate": ("_arithmetic", "evaluate", {"expression": "1 + 1"}),
+    "current_time": ("_clock", "describe_time", {"timezone": "UTC"}),
+    "convert_units": ("_units", "convert", {"value": 1, "from_unit": "m", "to_unit": "ft"}),
+    "search_notes": ("_notes", "search", {"query": "approval"}),
+}
+
+
+def test_every_builtin_tool_is_covered_here() -> None:
+    assert sorted(BUILTIN_WORK) == sorted(t.name for t in TOOLS)
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_WORK))
+def test_the_loops_timeouts_hold_for_every_builtin_tool(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module, function, arguments = BUILTIN_WORK[name]
+    released = threading.Event()
+
+    def stuck(*args: Any, **kwargs: Any) -> Any:
+        released.wait(3)  # work that takes far longer than the tool's time limit
+        raise ToolError("finished late")
+
+    monkeypatch.setattr(f"toolwire.builtin.{module}.{function}", stuck)
+    model = ScriptedModel([Turn(tool_calls=[ScriptedCall(name=name, arguments=arguments)]), "ok"])
+    try:
+        result = Agent(model, TOOLS, limits=Limits(tool_timeout=0.2)).run_sync("go")
+    finally:
+        released.set()
+    assert result.calls[0].result.content == "Timed out after 0.2 s; the call did not finish."
+
+
+def test_a_long_notes_query_is_bounded() -> None:
+    with pytest.raises(ToolError, match="longer than"):
+        search_notes_words(" ".join(f"approval{i}" for i in range(3000)))
