@@ -19,6 +19,7 @@ from .approval import Approver
 from .clock import Clock, EventLoopClock, IdSource, new_run_id
 from .errors import ProviderError, UsageError
 from .events import (
+    FinishReason,
     MessageAdded,
     RetryScheduled,
     RunEvent,
@@ -245,6 +246,7 @@ class _Loop:
         self.usage = Usage()
         self.step = 0
         self.stop: StopReason | None = None
+        self.finish_reason: FinishReason | None = None
         self.error: str | None = None
         self.open_calls: tuple[ToolCall, ...] = ()
 
@@ -289,6 +291,7 @@ class _Loop:
             if response is None:
                 break
             self.usage = self.usage + response.usage
+            self.finish_reason = response.finish_reason
             self._add(response.message)
             calls = response.message.tool_calls
             if not calls:
@@ -375,15 +378,19 @@ class _Loop:
             self.open_calls = ()
 
     def _finish(self, stop: StopReason) -> RunResult:
+        # An answer is the final reply exactly, even an empty one; a run stopped early shows the
+        # last text the model wrote.
+        output = self.messages[-1].text if stop == "answer" else _last_text(self.messages)
         result = RunResult(
             run_id=self.state.run_id,
-            output=_last_text(self.messages),
+            output=output,
             stop_reason=stop,
             messages=tuple(self.messages),
             calls=tuple(self.state.records),
             usage=self.usage,
             steps=self.step,
             error=self.error,
+            finish_reason=self.finish_reason,
         )
         self.state.emit(RunFinished(result=result))
         return result

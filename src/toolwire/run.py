@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .events import StopReason
+from .events import FinishReason, StopReason
 from .messages import Message, ToolCall, ToolResult, Usage
 
 __all__ = ["CallRecord", "RunResult"]
@@ -30,7 +30,9 @@ class CallRecord:
 class RunResult:
     """The outcome of a run, complete or partial: every call in `messages` has its result.
 
-    `output` is the answer when `stop_reason == "answer"`, else the last text the model wrote.
+    `output` is the answer when `stop_reason == "answer"` (the final reply exactly: it may be
+    empty), else the last text the model wrote. `finish_reason` is why the model's last response
+    ended: `length` means that answer was cut off, `content_filter` that it was withheld.
     """
 
     run_id: str
@@ -41,3 +43,4 @@ class RunResult:
     usage: Usage
     steps: int
     error: str | None = None
+    finish_reason: FinishReason | None = None

@@ -695,3 +695,30 @@ def test_the_loops_timeouts_hold_for_every_builtin_tool(
 def test_a_long_notes_query_is_bounded() -> None:
     with pytest.raises(ToolError, match="longer than"):
         search_notes_words(" ".join(f"approval{i}" for i in range(3000)))
+
+
+# --- An empty final answer -----------------------------------------------------------------------
+
+
+def test_an_empty_final_answer_is_not_reported_as_the_text_before_it() -> None:
+    model = ScriptedModel(
+        [
+            Turn(
+                text="Let me add.",
+                tool_calls=[ScriptedCall(name="add", arguments={"a": 1, "b": 2})],
+            ),
+            "",
+        ]
+    )
+    result = Agent(model, [add]).run_sync("go")
+    assert (result.stop_reason, result.output, result.finish_reason) == ("answer", "", "stop")
+
+
+def test_a_final_answer_cut_off_by_the_length_limit_says_so() -> None:
+    model = ScriptedModel([Turn(text="The answer is", finish_reason="length")])
+    result = Agent(model).run_sync("go")
+    assert (result.stop_reason, result.output, result.finish_reason) == (
+        "answer",
+        "The answer is",
+        "length",
+    )
