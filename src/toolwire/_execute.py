@@ -260,7 +260,10 @@ def _counted_error(state: RunState, content: str) -> str:
 
 def _raised_by_tool(exception: BaseException) -> bool:
     """Whether a tool's own code raised `exception`, so it fails the one call: anything but a
-    cancellation, or a `KeyboardInterrupt` on the main thread, which is the user's Ctrl-C."""
+    cancellation, or a `KeyboardInterrupt` on the main thread, which is the user's Ctrl-C (nor a
+    group holding either: a tool's task group cancelled by its timeout raises one)."""
+    if isinstance(exception, BaseExceptionGroup):
+        return all(_raised_by_tool(inner) for inner in exception.exceptions)
     if isinstance(exception, anyio.get_cancelled_exc_class()):
         return False
     return not (

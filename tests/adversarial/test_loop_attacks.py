@@ -21,6 +21,7 @@ from typing import Any
 
 import anyio
 import pytest
+import trio
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -185,6 +186,38 @@ def test_sys_exit_in_a_tool_does_not_end_the_cli_and_the_run_is_logged_finished(
     logs = toolwire_cli("logs", "--json", cwd=tmp_path)
     assert logs.returncode == 0, logs.stderr
     assert [run["stop_reason"] for run in json.loads(logs.stdout)] == ["answer"]
+
+
+@tool(side_effect="read_only")
+async def fan_out(exit_code: int | None = None) -> str:
+    """Wait on two tasks in a trio nursery; one may exit."""
+
+    async def child() -> None:
+        if exit_code is not None:
+            sys.exit(exit_code)
+        await trio.sleep(100)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(child)
+        nursery.start_soon(trio.sleep, 100)
+    return "done"
+
+
+@pytest.mark.parametrize(
+    ("exit_code", "said"),
+    [(None, "Timed out after 1 s"), (3, "BaseExceptionGroup: Exceptions from Trio nursery")],
+)
+def test_a_tools_own_task_group_is_cancelled_or_fails_like_the_tool(
+    exit_code: int | None, said: str
+) -> None:
+    # A cancelled nursery raises a group of cancellations: that is the timeout, not a failure.
+    async def scenario() -> RunResult:
+        turn = Turn(tool_calls=[ScriptedCall(name="fan_out", arguments={"exit_code": exit_code})])
+        model = ScriptedModel([turn, "ok"])
+        return await Agent(model, [fan_out], limits=Limits(tool_timeout=1)).run("go")
+
+    [record] = run_with_fake_clock(scenario).calls
+    assert record.result.content.startswith(said)
 
 
 def test_ctrl_c_on_the_main_thread_still_cancels_the_run() -> None:
