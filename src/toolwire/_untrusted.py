@@ -1,5 +1,5 @@
 """Text and JSON from outside (a model's reply, a tool's result, a dataset line), made safe where
-they enter, so every consumer downstream (the model, the run log, a terminal, a JSON file) can use
+they enter, so every consumer downstream (the model, the run log, a JSON file) can use
 them without failing."""
 
 from __future__ import annotations
@@ -16,6 +16,10 @@ MAX_JSON_DEPTH = 100
 # A surrogate code point is not a character: UTF-8 cannot encode it, so any sink writing the
 # text would fail. JSON's `\ud800` escape reaches Python as one; so do bytes a decoder let through.
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _Unusable(ValueError):
+    """Raised by the parser's hooks: the JSON is well formed but holds what no sink can use."""
 
 
 def safe_text(text: str) -> str:
@@ -42,10 +46,6 @@ def load_json(text: str) -> Any:
         raise ValueError(f"not usable JSON (a number has more than {limit} digits)") from None
     _check(value)
     return value
-
-
-class _Unusable(ValueError):
-    pass
 
 
 def _reject_constant(name: str) -> Any:

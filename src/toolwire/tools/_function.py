@@ -72,9 +72,10 @@ def tool(
     The docstring is the description; parameter descriptions come from its Args / Parameters /
     `:param:` section (Google, NumPy or Sphinx), which then appears in the schema only, not again
     in the description (the model would read each parameter's text twice). A sync function runs
-    in a worker thread unless `in_thread=False` (for quick pure computations; a thread cannot be
-    killed on timeout). The return value becomes the result: a str as is, anything else as
-    compact JSON.
+    in a worker thread unless `in_thread=False`, for quick pure computations only: that runs it on
+    the event loop, where no timeout can stop it (a thread cannot be killed either, but on timeout
+    the loop stops waiting for it). The return value becomes the result: a str as is, anything
+    else as compact JSON.
     """
 
     # Like pydantic, resolve string annotations against the caller's locals too, so a tool defined
