@@ -526,7 +526,7 @@ def test_cancellation_leaves_every_call_answered() -> None:
     assert_one_result_per_call(result.messages)
     assert results(result.messages) == [
         ("add_async", "3", False),
-        ("slow", "Not run: the run was cancelled.", True),
+        ("slow", "Interrupted: the call started and was cut off; it may have taken effect.", True),
         ("slow", "slept 5", False),
     ]
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ._untrusted import load_json, safe_text
 from .clock import IdSource
 from .errors import ProviderError
 from .events import (
@@ -45,7 +45,8 @@ class _PendingCall:
 
 class ResponseBuilder:
     """Collects streamed events in order. Text and reasoning runs become one part each; calls sit
-    where they started. A call runs only if its complete argument text parses to an object."""
+    where they started. A call runs only if its complete argument text parses to an object.
+    Every text the model sent enters here, and is made writable here (`safe_text`)."""
 
     def __init__(self, ids: IdSource) -> None:
         self._ids = ids
@@ -60,6 +61,7 @@ class ResponseBuilder:
     def add(self, event: ModelEvent) -> ModelEvent:
         """Take one event; returns it as consumers should see it (with the call's id in the run:
         filled in when the provider sent none, replaced when this run already used it)."""
+        event = _writable(event)
         if isinstance(event, TextDelta):
             self._flush_reasoning()
             self._text.append(event.text)
@@ -133,14 +135,26 @@ class ResponseBuilder:
             self._reasoning_data = None
 
 
+def _writable(event: ModelEvent) -> ModelEvent:
+    if isinstance(event, TextDelta | ReasoningDelta):
+        return replace(event, text=safe_text(event.text))
+    if isinstance(event, ToolCallStarted):
+        return replace(event, name=safe_text(event.name))
+    if isinstance(event, ToolCallArgumentsDelta):
+        return replace(event, delta=safe_text(event.delta))
+    if isinstance(event, ToolCallFailed):
+        return replace(event, reason=safe_text(event.reason))
+    return event
+
+
 def _finish_call(pending: _PendingCall, cut_off: bool) -> ToolCall:
     raw = "".join(pending.chunks)
     arguments: Any = {}
     error = None
     try:
-        arguments = json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError as exc:
-        error = f"The arguments are not valid JSON ({exc.msg} at position {exc.pos}); not run."
+        arguments = load_json(raw) if raw.strip() else {}
+    except ValueError as unusable:
+        error = f"The arguments are {unusable}; not run."
     if error is None and not isinstance(arguments, dict):
         error = "The arguments must be a JSON object of parameter names to values; not run."
     if pending.failure is not None or error is not None:

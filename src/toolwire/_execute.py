@@ -3,8 +3,10 @@ result per call, whatever happens."""
 
 from __future__ import annotations
 
+import functools
 import inspect
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,19 +14,32 @@ import anyio
 
 from ._redact import redact
 from ._state import RunState
-from .approval import ApprovalRequest, Approve, Decision, Decline, Edit
+from ._untrusted import safe_text
+from .approval import ApprovalRequest, Approve, Approver, Decision, Decline, Edit
 from .errors import InvalidArguments, ToolError, UsageError
 from .events import ApprovalDecided, ApprovalRequested, ToolCallReady, ToolResultReady
 from .messages import ToolCall, ToolResult
 from .run import CallRecord
 from .tools import Tool, ToolContext
+from .tools._tool import ToolExited
+
+INTERRUPTED = "Interrupted: the call started and was cut off; it may have taken effect."
+
+
+@dataclass(frozen=True, slots=True)
+class _Decided:
+    """Who approved or declined a call, and the seconds they took (apart from the run time)."""
+
+    by: str
+    seconds: float
+    edited_arguments: Mapping[str, Any] | None = None
+    """The approver's edit: what the tool was to run with instead of the model's arguments."""
 
 
 @dataclass(frozen=True, slots=True)
 class _Refused:
     result: ToolResult
-    decided_by: str | None = None
-    edited_arguments: Mapping[str, Any] | None = None
+    decided: _Decided | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +48,7 @@ class _Ready:
     tool: Tool
     arguments: Mapping[str, Any]
     loop_key: tuple[str, str]
-    decided_by: str | None
-    edited_arguments: Mapping[str, Any] | None = None
+    decided: _Decided | None
 
 
 async def execute_calls(
@@ -47,20 +61,11 @@ async def execute_calls(
         ready = []
         for call in batch:
             state.emit(ToolCallReady(call=call, step=step))
-            started = state.clock.now()
             outcome = await _prepare(state, call, catalogue)
             if isinstance(outcome, _Ready):
                 ready.append(outcome)
             else:
-                _answer(
-                    state,
-                    call,
-                    outcome.result,
-                    step,
-                    started,
-                    outcome.decided_by,
-                    outcome.edited_arguments,
-                )
+                _answer(state, call, outcome.result, step, state.clock.now(), outcome.decided)
         if len(ready) == 1:
             await _run(state, ready[0], step)
         elif ready:
@@ -73,13 +78,16 @@ async def execute_calls(
 def answer_the_rest(
     state: RunState, calls: Sequence[ToolCall], step: int, why: str
 ) -> tuple[ToolResult, ...]:
-    """Results for a turn interrupted midway: what finished keeps its result, the rest says why
-    (and is recorded like any other result)."""
+    """Results for a turn interrupted midway: what finished keeps its result; a call that had
+    started says it may have taken effect; the rest say `why` they did not run. Each is recorded
+    like any other result."""
     now = state.clock.now()
     for call in calls:
         if call.id not in state.answered:
-            result = ToolResult(call_id=call.id, name=call.name, content=why, is_error=True)
-            _answer(state, call, result, step, now, None)
+            cut_off = call.id in state.started
+            content = INTERRUPTED if cut_off else why
+            result = ToolResult(call_id=call.id, name=call.name, content=content, is_error=True)
+            _answer(state, call, result, step, now, None, interrupted=cut_off)
     return state.close_turn(calls)
 
 
@@ -100,22 +108,23 @@ def _batches(calls: Sequence[ToolCall], catalogue: Mapping[str, Tool]) -> list[l
 async def _prepare(
     state: RunState, call: ToolCall, catalogue: Mapping[str, Tool]
 ) -> _Ready | _Refused:
-    def error(
-        content: str, decided_by: str | None = None, edited: Mapping[str, Any] | None = None
-    ) -> _Refused:
+    def error(content: str, decided: _Decided | None = None) -> _Refused:
         result = ToolResult(call_id=call.id, name=call.name, content=content, is_error=True)
-        return _Refused(result, decided_by, edited)
+        return _Refused(result, decided)
+
+    def mistake(content: str) -> _Refused:
+        return error(_counted_error(state, content))
 
     if call.error is not None:
-        return error(call.error)
+        return mistake(call.error)
     tool = catalogue.get(call.name)
     if tool is None:
         available = ", ".join(sorted(catalogue)) or "none"
-        return error(f"Unknown tool {call.name!r}. Available tools: {available}.")
+        return mistake(f"Unknown tool {call.name!r}. Available tools: {available}.")
     try:
         arguments = tool.validate(call.arguments)
     except InvalidArguments as invalid:
-        return error(f"{invalid} Call {call.name} again with corrected arguments.")
+        return mistake(f"{invalid} Call {call.name} again with corrected arguments.")
     verdict, loop_key = state.guard.check_call(call.name, call.arguments)
     if verdict == "stop":
         return error("Not run: this exact call was repeated too often; the run is stopping.")
@@ -127,22 +136,20 @@ async def _prepare(
             f"{state.guard.repeats(loop_key) - 1} times.{shown}Use what you have, or change "
             "approach; repeating this call again stops the run."
         )
-    decided_by = edited = None
+    decided = None
     if tool.needs_approval:
+        asked = state.clock.now()
         decision = await _approval(state, call, tool, arguments)
-        decided_by = decision.by
+        edited = decision.arguments if isinstance(decision, Edit) else None
+        decided = _Decided(decision.by, state.clock.now() - asked, edited)
         if isinstance(decision, Decline):
-            reason = f" Their reason: {decision.message}" if decision.message else ""
-            return error(f"The user declined this call; do not retry it.{reason}", decided_by)
-        if isinstance(decision, Edit):
-            edited = decision.arguments
+            return error(_declined(decision), decided)
+        if edited is not None:
             try:
                 arguments = tool.validate(edited)
             except InvalidArguments as invalid:
-                return error(
-                    f"The approver's edited arguments are invalid: {invalid}", decided_by, edited
-                )
-    return _Ready(call, tool, arguments, loop_key, decided_by, edited)
+                return error(f"The approver's edited arguments are invalid: {invalid}", decided)
+    return _Ready(call, tool, arguments, loop_key, decided)
 
 
 async def _approval(
@@ -165,8 +172,7 @@ async def _approval(
         )
         decision = Decline(message="no decision in time", by="policy:approval-timeout")
         with anyio.move_on_after(_or_inf(state.bounded(state.limits.approval_timeout))):
-            answer = state.approver(request)
-            decision = await answer if inspect.isawaitable(answer) else answer
+            decision = await _ask(state.approver, request)
     if isinstance(decision, bool):
         decision = Approve() if decision else Decline()
     state.emit(
@@ -179,6 +185,19 @@ async def _approval(
         )
     )
     return decision
+
+
+async def _ask(approver: Approver, request: ApprovalRequest) -> Decision | bool:
+    answer: Decision | bool | Awaitable[Decision | bool]
+    if inspect.iscoroutinefunction(approver):
+        answer = approver(request)
+    else:
+        # A sync approver may block (a person at a prompt): in a worker thread the approval
+        # timeout can fire meanwhile, and an answer arriving later is dropped with the thread.
+        answer = await anyio.to_thread.run_sync(
+            functools.partial(approver, request), abandon_on_cancel=True
+        )
+    return await answer if inspect.isawaitable(answer) else answer
 
 
 async def _run_limited(
@@ -201,6 +220,7 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
         deps=state.deps,
     )
     started = state.clock.now()
+    state.started.add(call.id)
     is_error = True
     content = ""
     with anyio.move_on_after(_or_inf(bounded)) as scope:
@@ -211,11 +231,10 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
             content = str(failure)
         except UsageError:
             raise
-        except Exception as exception:
-            message = redact(str(exception), state.secrets)
-            content = (
-                f"{type(exception).__name__}: {message}" if message else type(exception).__name__
-            )
+        except BaseException as exception:
+            if not _raised_by_tool(exception):
+                raise
+            content = _describe_failure(exception, state.secrets)
     if scope.cancelled_caught:
         content = (
             f"Timed out after {timeout:g} s; the call did not finish."
@@ -223,16 +242,55 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
             else "Stopped: the run's time limit was reached before the call finished."
         )
     if is_error:
-        verdict = state.guard.check_error(content)
-        if verdict == "warn":
-            content += (
-                "\nThis same error has now occurred several times. Do not repeat what causes it:"
-                " fix the arguments, try another tool, or answer with what you have."
-            )
+        content = _counted_error(state, content)
     else:
         state.guard.last_result[ready.loop_key] = content
     result = ToolResult(call_id=call.id, name=call.name, content=content, is_error=is_error)
-    _answer(state, call, result, step, started, ready.decided_by, ready.edited_arguments)
+    _answer(state, call, result, step, started, ready.decided, interrupted=scope.cancelled_caught)
+
+
+def _counted_error(state: RunState, content: str) -> str:
+    """Every error result the model caused counts toward loop detection: the same text at the
+    threshold gets a warning appended; once more and the run stops after this turn."""
+    if state.guard.check_error(content) == "warn":
+        content += (
+            "\nThis same error has now occurred several times. Do not repeat what causes it:"
+            " fix the arguments, try another tool, or answer with what you have."
+        )
+    return content
+
+
+def _raised_by_tool(exception: BaseException) -> bool:
+    """Whether a tool's own code raised `exception`, so it fails the one call: anything but a
+    cancellation, or a `KeyboardInterrupt` on the main thread, which is the user's Ctrl-C (nor a
+    group holding either: a tool's task group cancelled by its timeout raises one)."""
+    if isinstance(exception, BaseExceptionGroup):
+        return all(_raised_by_tool(inner) for inner in exception.exceptions)
+    if isinstance(exception, anyio.get_cancelled_exc_class()):
+        return False
+    return not (
+        isinstance(exception, KeyboardInterrupt)
+        and threading.current_thread() is threading.main_thread()
+    )
+
+
+def _describe_failure(exception: BaseException, secrets: Sequence[str]) -> str:
+    raised = exception.raised if isinstance(exception, ToolExited) else exception
+    message = redact(str(raised), secrets)
+    described = f"{type(raised).__name__}: {message}" if message else type(raised).__name__
+    if not isinstance(raised, Exception):
+        described += " (the tool tried to stop the program; only this call failed)"
+    return described
+
+
+def _declined(decline: Decline) -> str:
+    """What the model is told of a declined call: a person's no, or a policy's, which nobody
+    decided (no approver, no terminal to ask on, no answer in time)."""
+    if decline.by.startswith("policy:"):
+        why = f": {decline.message}" if decline.message else ""
+        return f"Not run: this call needs approval and was not approved{why}. Do not retry it."
+    reason = f" Their reason: {decline.message}" if decline.message else ""
+    return f"The user declined this call; do not retry it.{reason}"
 
 
 def _answer(
@@ -241,26 +299,31 @@ def _answer(
     result: ToolResult,
     step: int,
     started: float,
-    decided_by: str | None,
-    edited_arguments: Mapping[str, Any] | None = None,
+    decided: _Decided | None,
+    *,
+    interrupted: bool = False,
 ) -> None:
+    # A tool's output enters here: made writable once, for the model and every sink.
+    content = safe_text(result.content)
     full_content = None
     limit = state.limits.max_result_chars
-    if limit is not None and len(result.content) > limit:
-        full_content = result.content
-        result = ToolResult(
-            call_id=result.call_id,
-            name=result.name,
-            content=_head_and_tail(result.content, limit),
-            is_error=result.is_error,
-        )
+    if limit is not None and len(content) > limit:
+        full_content, content = content, _head_and_tail(content, limit)
+    result = ToolResult(
+        call_id=result.call_id, name=result.name, content=content, is_error=result.is_error
+    )
     duration = state.clock.now() - started
+    decided_by = decided.by if decided else None
+    decision_time = decided.seconds if decided else None
+    edited_arguments = decided.edited_arguments if decided else None
     record = CallRecord(
         call=call,
         result=result,
         step=step,
         duration=duration,
         decided_by=decided_by,
+        decision_time=decision_time,
+        interrupted=interrupted,
         edited_arguments=edited_arguments,
     )
     state.answered[call.id] = (result, record)
@@ -273,6 +336,8 @@ def _answer(
             duration=duration,
             full_content=full_content,
             decided_by=decided_by,
+            decision_time=decision_time,
+            interrupted=interrupted,
             edited_arguments=edited_arguments,
         )
     )

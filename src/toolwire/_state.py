@@ -33,12 +33,15 @@ class RunState:
     answered: dict[str, tuple[ToolResult, CallRecord]] = field(default_factory=dict)
     """Results of the current turn so far, in finishing order, so a cancelled turn can still
     answer every call. Keyed by call id, which no two calls of a run share (`IdSource.call_id`)."""
+    started: set[str] = field(default_factory=set)
+    """Calls of the current turn whose tool began to run: cut off, they may have taken effect."""
 
     def close_turn(self, calls: Sequence[ToolCall]) -> tuple[ToolResult, ...]:
         """The turn's results and records, in the order the calls were written."""
         done = [self.answered[call.id] for call in calls]
         self.records.extend(record for _, record in done)
         self.answered.clear()
+        self.started.clear()
         return tuple(result for result, _ in done)
 
     def redact(self, text: str) -> str:

@@ -43,9 +43,22 @@ class SyncRunner:
         with self._lock:
             if self._loop is None:
                 loop = asyncio.new_event_loop()
-                threading.Thread(target=loop.run_forever, name="toolwire-sync", daemon=True).start()
+                threading.Thread(
+                    target=_serve, args=(loop,), name="toolwire-sync", daemon=True
+                ).start()
                 self._loop = loop
             return self._loop
+
+
+def _serve(loop: asyncio.AbstractEventLoop) -> None:
+    """Run `loop` for good. asyncio lets a task's `SystemExit` or `KeyboardInterrupt` out of
+    `run_forever` (after storing it in the task, whose caller receives it); the loop itself is
+    intact, and every later `run_sync` needs it, so it keeps serving."""
+    while True:
+        try:
+            loop.run_forever()
+        except BaseException:  # stored in the task it came from, which reports it
+            continue
 
 
 sync_runner = SyncRunner()

@@ -19,6 +19,7 @@ from .approval import Approver
 from .clock import Clock, EventLoopClock, IdSource, new_run_id
 from .errors import ProviderError, UsageError
 from .events import (
+    FinishReason,
     MessageAdded,
     RetryScheduled,
     RunEvent,
@@ -251,6 +252,7 @@ class _Loop:
         self.usage = Usage()
         self.step = 0
         self.stop: StopReason | None = None
+        self.finish_reason: FinishReason | None = None
         self.error: str | None = None
         self.open_calls: tuple[ToolCall, ...] = ()
 
@@ -260,14 +262,16 @@ class _Loop:
                 for toolset in self.agent.toolsets:
                     await stack.enter_async_context(toolset)
                 await self._steps(_Catalogue(self.agent.toolsets, self.state.deps))
-        except (anyio.get_cancelled_exc_class(), KeyboardInterrupt):
-            self._close_turn("Not run: the run was cancelled.")
-            self._finish("cancelled")
-            raise
         except Exception as failure:
             self._close_turn("Not run: the run failed.")
             self.error = f"{type(failure).__name__}: {failure}"
             self._finish("error")
+            raise
+        except BaseException:
+            # Cancellation, Ctrl-C, or an exit raised by the application's own code (an approver,
+            # an event handler): the run is over either way, and its record must say so.
+            self._close_turn("Not run: the run was cancelled.")
+            self._finish("cancelled")
             raise
         return self._finish(self.stop or "answer")
 
@@ -293,6 +297,7 @@ class _Loop:
             if response is None:
                 break
             self.usage = self.usage + response.usage
+            self.finish_reason = response.finish_reason
             self._add(response.message)
             calls = response.message.tool_calls
             if not calls:
@@ -381,9 +386,12 @@ class _Loop:
             self.open_calls = ()
 
     def _finish(self, stop: StopReason) -> RunResult:
+        # An answer is the final reply exactly, even an empty one; a run stopped early shows the
+        # last text the model wrote.
+        output = self.messages[-1].text if stop == "answer" else _last_text(self.messages)
         result = RunResult(
             run_id=self.state.run_id,
-            output=_last_text(self.messages),
+            output=output,
             stop_reason=stop,
             messages=tuple(self.messages),
             calls=tuple(self.state.records),
@@ -392,6 +400,7 @@ class _Loop:
             # Redacted here, where the run's error is made, so no sink (the log, a terminal,
             # --json) ever holds an API key a provider or proxy echoed back.
             error=None if self.error is None else self.state.redact(self.error),
+            finish_reason=self.finish_reason,
         )
         self.state.emit(RunFinished(result=result))
         return result

@@ -205,7 +205,9 @@ class ApprovalDecided:
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ToolResultReady:
     """The one result of a call. `full_content` is set when `result.content` was cut to the size
-    limit; the run log keeps it whole. `edited_arguments` as in `CallRecord`."""
+    limit; the run log keeps it whole. `duration` is the tool's run time; `decision_time` the
+    wait for an approval, apart. `interrupted`: the call started and was cut off, so it may
+    have taken effect. `edited_arguments` as in `CallRecord`."""
 
     call: ToolCall
     result: ToolResult
@@ -215,6 +217,8 @@ class ToolResultReady:
     full_content: str | None = None
     decided_by: str | None = None
     edited_arguments: Mapping[str, Any] | None = None
+    decision_time: float | None = None
+    interrupted: bool = False
     kind: Literal["tool_result_ready"] = "tool_result_ready"
 
 

@@ -504,7 +504,7 @@ def test_without_a_terminal_the_user_learns_nobody_was_asked_and_how_to_allow(
     turns = [{"tool_calls": [{"name": "delete", "arguments": {"path": "a"}}]}, {"text": "ok"}]
     args = ["run", "rm", "--model", script(project, turns), "--tools", str(project / "tools.py")]
     shown = toolwire(*args)
-    assert "declined by cli:no-terminal: not asked: no terminal to ask on" in shown.stderr
+    assert "declined by policy:no-terminal: not asked: no terminal to ask on" in shown.stderr
     assert "run with --approve all to allow such calls" in shown.stderr
     [record] = json.loads(toolwire(*args, "--json").stdout)["calls"]
     assert "no terminal to ask on" in record["result"] and "--approve all" in record["result"]

@@ -83,7 +83,7 @@ def test_duplicate_ids_and_unreadable_files(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="not found"):
         load_dataset(tmp_path / "missing.jsonl")
     (tmp_path / "bad.jsonl").write_text('{"id": \n', encoding="utf-8")
-    with pytest.raises(UsageError, match=r"bad\.jsonl:1: not JSON"):
+    with pytest.raises(UsageError, match=r"bad\.jsonl:1: not valid JSON"):
         load_dataset(tmp_path / "bad.jsonl")
 
 

@@ -1,6 +1,7 @@
 """Arithmetic the model asks for, evaluated by walking the expression's syntax tree: numbers,
 operators, a few math functions and constants, nothing else (no names, attributes, calls to
-anything unlisted), with limits on size, nesting and the magnitude of results."""
+anything unlisted), with limits on size, nesting, the magnitude of results and the work each
+operation may cost."""
 
 from __future__ import annotations
 
@@ -19,6 +20,9 @@ MAX_LENGTH = 500
 MAX_NODES = 200
 MAX_DEPTH = 40
 MAX_INT_BITS = 4096
+# Every value fits in MAX_INT_BITS, under 10**1234: rounding to more digits than this, either
+# way, changes nothing, and an integer rounded to -n digits costs a 10**n first.
+_MAX_ROUND_DIGITS = 1240
 
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
@@ -100,7 +104,7 @@ def _value(node: ast.expr, depth: int) -> int | float:
     if isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, int | float):
             raise ToolError(f"only numbers are allowed, not {node.value!r}")
-        return node.value
+        return _checked(node.value)
     if isinstance(node, ast.BinOp):
         left, right = _value(node.left, depth + 1), _value(node.right, depth + 1)
         if isinstance(node.op, ast.Pow):
@@ -131,7 +135,8 @@ def _call(node: ast.Call, depth: int) -> int | float:
     if len(arguments) != len(node.args):
         raise ToolError("starred arguments are not allowed")
     if name == "round" and len(arguments) == 2:
-        arguments[1] = int(arguments[1])
+        digits = int(arguments[1])
+        arguments[1] = max(-_MAX_ROUND_DIGITS, min(digits, _MAX_ROUND_DIGITS))
     return _checked(function(*arguments))
 
 
@@ -166,7 +171,7 @@ def _format(value: int | float) -> str:
     return str(value) if isinstance(value, int) else format(value, ".12g")
 
 
-@tool(side_effect="read_only", in_thread=False)
+@tool(side_effect="read_only")
 def calculate(expression: str) -> str:
     """Evaluate an arithmetic expression exactly, e.g. "17 * 23", "(2 + 3) ** 2 / 7",
     "sqrt(2) * pi" or "log(100, 10)". Use it for any arithmetic instead of computing in your head.

@@ -47,7 +47,7 @@ def _zone(name: str) -> zoneinfo.ZoneInfo:
     raise ToolError(f"unknown time zone {name!r}: use an IANA name{hint}")
 
 
-@tool(side_effect="read_only", in_thread=False)
+@tool(side_effect="read_only")
 def current_time(timezone: str = "UTC") -> str:
     """The current date, time and weekday in a time zone.
 

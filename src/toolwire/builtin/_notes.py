@@ -15,6 +15,7 @@ from ..tools import tool
 __all__ = ["Note", "load_notes", "search", "search_notes"]
 
 _WORD = re.compile(r"[a-z0-9]+")
+MAX_QUERY = 500
 _STOP = frozenset(
     ("a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
      "i", "in", "is", "it", "my", "of", "on", "or", "the", "to", "what", "when", "where", "which",
@@ -50,6 +51,8 @@ def load_notes() -> tuple[Note, ...]:
 
 def search(query: str, limit: int = 3) -> list[tuple[Note, str]]:
     """The best notes for `query` (tf-idf, titles count double), each with its best paragraph."""
+    if len(query) > MAX_QUERY:
+        raise ToolError(f"the query is longer than {MAX_QUERY} characters: use a few words")
     terms = _terms(query)
     if not terms:
         raise ToolError("the query has no searchable words")
@@ -60,13 +63,18 @@ def search(query: str, limit: int = 3) -> list[tuple[Note, str]]:
     for note, count in zip(notes, counts, strict=True):
         score = sum(weight[t] * math.log(1 + count[t]) for t in terms)
         if score > 0:
-            best = max(note.paragraphs, key=lambda p: sum(t in _terms(p) for t in terms))
+            best = max(note.paragraphs, key=lambda p: _matches(terms, p))
             scored.append((score, note, best))
     scored.sort(key=lambda s: -s[0])
     return [(note, best) for _, note, best in scored[:limit]]
 
 
-@tool(side_effect="read_only", in_thread=False)
+def _matches(terms: list[str], paragraph: str) -> int:
+    words = set(_terms(paragraph))
+    return sum(t in words for t in terms)
+
+
+@tool(side_effect="read_only")
 def search_notes(query: str, limit: int = 3) -> str:
     """Search toolwire's own notes (getting started, writing tools, approvals, limits, local
     models, strict mode, the run log, evals, troubleshooting) and return the best passages.

@@ -111,7 +111,7 @@ def _from_kelvin(kelvin: float, unit: str) -> float:
     return {"c": kelvin - 273.15, "f": (kelvin - 273.15) * 9 / 5 + 32, "k": kelvin}[unit]
 
 
-@tool(side_effect="read_only", in_thread=False)
+@tool(side_effect="read_only")
 def convert_units(value: float, from_unit: str, to_unit: str) -> str:
     """Convert a quantity from one unit to another of the same kind: length (m, km, mi, ft, in),
     mass (kg, g, lb, oz), volume (l, ml, gal, cup), time (s, min, h, day), speed (km/h, mph,

@@ -227,5 +227,5 @@ def choose_approver(args: argparse.Namespace, ask: Callable[[], Approver]) -> Ap
     # Nobody declined: say so, to the person reading the output and to the model.
     return lambda request: Decline(
         message="not asked: no terminal to ask on (run with --approve all to allow such calls)",
-        by="cli:no-terminal",
+        by="policy:no-terminal",
     )

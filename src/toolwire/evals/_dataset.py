@@ -12,12 +12,12 @@ empty `expected` means no tool should be called.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._untrusted import load_json
 from ..errors import UsageError
 from ..messages import Message
 from ..tools import ToolDefinition
@@ -62,9 +62,9 @@ def load_dataset(path: str | Path) -> list[EvalItem]:
     for number, line in _numbered(lines):
         where = f"{path}:{number}"
         try:
-            data = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise UsageError(f"{where}: not JSON ({error})") from None
+            data = load_json(line)
+        except ValueError as unusable:
+            raise UsageError(f"{where}: {unusable}") from None
         item = parse_item(data, where)
         if item.id in seen:
             raise UsageError(f"{where}: duplicate id {item.id!r}")

@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio
 
+from .._untrusted import load_json, safe_text
 from ..errors import ProviderError, UsageError
 from ..events import (
     ResponseCompleted,
@@ -131,7 +132,7 @@ def read_predictions(path: Path) -> dict[str, Prediction]:
         if not line.endswith("\n"):
             break
         try:
-            prediction = Prediction.from_json(json.loads(line))
+            prediction = Prediction.from_json(load_json(line))
         except (ValueError, KeyError, TypeError) as error:
             raise UsageError(f"{path}:{number}: not a prediction ({error})") from None
         found[prediction.id] = prediction
@@ -221,12 +222,13 @@ async def _ask(
     usage = None
     completed = False
     async for event in model.stream(request):
+        # Text is made writable as it comes: the prediction is written to a UTF-8 file.
         if isinstance(event, TextDelta):
-            text.append(event.text)
+            text.append(safe_text(event.text))
         elif isinstance(event, ToolCallStarted):
-            calls[event.index] = _Call(event.name)
+            calls[event.index] = _Call(safe_text(event.name))
         elif isinstance(event, ToolCallArgumentsDelta) and event.index in calls:
-            calls[event.index].chunks.append(event.delta)
+            calls[event.index].chunks.append(safe_text(event.delta))
         elif isinstance(event, UsageReported):
             usage = event.usage
         elif isinstance(event, ResponseCompleted):
@@ -254,7 +256,7 @@ def _parse(raw: str) -> dict[str, Any] | None:
     if not raw.strip():
         return {}
     try:
-        value = json.loads(raw)
+        value = load_json(raw)
     except ValueError:
         return None
     return value if isinstance(value, dict) else None

@@ -158,7 +158,11 @@ class JsonCallReader:
         self._item_used = True
 
     def _arguments_text(self, call: _CallState, text: str) -> None:
-        value = json.loads(text)
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            # An array nested too deep, or a number too long, for Python: not an object either.
+            value = []
         if value is None:
             call.argument_form = None
         elif isinstance(value, str):

@@ -124,7 +124,7 @@ def _structured(text: str) -> Any:
     # JSON first; Python literals only as a fallback (a blind quote swap corrupts apostrophes).
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     try:
         return ast.literal_eval(text)

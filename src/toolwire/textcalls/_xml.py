@@ -244,7 +244,7 @@ class XmlParams:
         value: Any = self._spec.typed_value(key, raw) if self._spec else raw
         try:
             text = json.dumps(value, ensure_ascii=False)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             text = json.dumps(raw, ensure_ascii=False)
         opening = "{" if self._count == 0 else ", "
         m.arguments(self.index, f"{opening}{json.dumps(key, ensure_ascii=False)}: {text}")

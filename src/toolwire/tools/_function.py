@@ -17,7 +17,7 @@ import pydantic_core
 from pydantic.json_schema import GenerateJsonSchema
 
 from ..errors import InvalidArguments, UsageError
-from ._tool import SideEffect, Tool, ToolContext
+from ._tool import SideEffect, Tool, ToolContext, ToolExited
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +73,10 @@ def tool(
     The docstring is the description; parameter descriptions come from its Args / Parameters /
     `:param:` section (Google, NumPy or Sphinx), which then appears in the schema only, not again
     in the description (the model would read each parameter's text twice). A sync function runs
-    in a worker thread unless `in_thread=False` (for quick pure computations; a thread cannot be
-    killed on timeout). The return value becomes the result: a str as is, anything else as
-    compact JSON.
+    in a worker thread unless `in_thread=False`, for quick pure computations only: that runs it on
+    the event loop, where no timeout can stop it (a thread cannot be killed either, but on timeout
+    the loop stops waiting for it). The return value becomes the result: a str as is, anything
+    else as compact JSON.
     """
 
     # Like pydantic, resolve string annotations against the caller's locals too, so a tool defined
@@ -266,7 +267,17 @@ def _caller(function: Callable[..., Any], in_thread: bool) -> Callable[[dict[str
             return function(**kwargs)
         # A thread cannot be killed: on timeout the loop stops waiting and the thread runs out.
         return await anyio.to_thread.run_sync(
-            functools.partial(function, **kwargs), abandon_on_cancel=True
+            functools.partial(_in_worker, function, kwargs), abandon_on_cancel=True
         )
 
     return call_sync
+
+
+def _in_worker(function: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    try:
+        return function(**kwargs)
+    except Exception:
+        raise
+    except BaseException as raised:
+        # No signal is ever delivered to a worker thread: whatever this is, the tool raised it.
+        raise ToolExited(raised) from raised

@@ -52,6 +52,16 @@ class ToolContext:
             raise UsageError(f"no value for injected parameter {key!r}: pass it in deps") from None
 
 
+class ToolExited(Exception):
+    """A tool's own code raised a `BaseException` that is not an error (`SystemExit` from argparse
+    or `sys.exit`, a `KeyboardInterrupt` of its own making): it must not end the run or the
+    process, so it travels as an ordinary failure of the one call."""
+
+    def __init__(self, raised: BaseException) -> None:
+        super().__init__(raised)
+        self.raised = raised
+
+
 Validator: TypeAlias = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 Invoker: TypeAlias = Callable[[Mapping[str, Any], ToolContext], Awaitable[str]]
 
