@@ -245,7 +245,11 @@ def test_any_mix_of_repeated_and_missing_ids_keeps_every_call_apart(
 ) -> None:
     with tempfile.TemporaryDirectory() as directory:
         log = RunLog(Path(directory) / "runs.db")
-        result = Agent(ScriptedModel(script), [add], log=log).run_sync("go", run_id=RUN_ID)
+        # Identical calls across turns are what this checks, not what loop detection stops.
+        no_guard = Limits(loop_threshold=None)
+        result = Agent(ScriptedModel(script), [add], log=log, limits=no_guard).run_sync(
+            "go", run_id=RUN_ID
+        )
         ids = call_ids(result)
         assert len(ids) == len(set(ids)) == len(result.calls)
         assert_each_call_answered_by_its_own_result(result)
@@ -481,3 +485,12 @@ def test_walking_deps_is_bounded_and_survives_cycles() -> None:
     found = redaction.dep_strings(huge)
     assert time.perf_counter() - started < 1.0
     assert len(found) <= redaction.MAX_DEP_VALUES
+
+
+def test_a_call_logged_with_arguments_nested_too_deep_reads_back_as_text(tmp_path: Path) -> None:
+    deep = "[" * 10_000 + "]" * 10_000
+    model = ScriptedModel([Turn(tool_calls=[ScriptedCall(name="pay", arguments=deep)]), "done"])
+    log = RunLog(tmp_path / "runs.db")
+    result = Agent(model, [], log=log).run_sync("go")
+    [call] = log.calls(result.run_id)
+    assert call.arguments == deep and call.is_error and not call.interrupted

@@ -7,7 +7,6 @@ recorded twice (a durable run replaying it) overwrites instead of duplicating.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import time
@@ -17,6 +16,7 @@ from typing import Any
 
 import pydantic_core
 
+from .._untrusted import load_json
 from ..events import (
     CallCorrected,
     MessageAdded,
@@ -78,6 +78,11 @@ MIGRATIONS: list[tuple[str, ...]] = [
         PRIMARY KEY (run_id, step, seq)
     )""",
     ),
+    # A call cut off after it started (it may have taken effect), and the wait for its approval.
+    (
+        "ALTER TABLE tool_calls ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE tool_calls ADD COLUMN decision_time REAL",
+    ),
 ]
 
 
@@ -119,6 +124,9 @@ class CallRow:
     decided_by: str | None
     edited_arguments: Any | None
     """As in `toolwire.CallRecord`: what the tool ran with instead of `arguments`."""
+    interrupted: bool
+    """As in `toolwire.CallRecord`: the call started and was cut off; it may have taken effect."""
+    decision_time: float | None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -211,8 +219,8 @@ class RunLog:
     def _record_call(self, run_id: str, event: ToolResultReady) -> None:
         self._db.execute(
             "INSERT OR REPLACE INTO tool_calls (run_id, call_id, step, name, arguments, result,"
-            " is_error, truncated, finished_at, duration, decided_by, edited_arguments)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " is_error, truncated, finished_at, duration, decided_by, edited_arguments,"
+            " interrupted, decision_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 run_id,
                 event.call.id,
@@ -228,6 +236,8 @@ class RunLog:
                 event.duration,
                 event.decided_by,
                 None if event.edited_arguments is None else _json(event.edited_arguments),
+                event.interrupted,
+                event.decision_time,
             ),
         )
 
@@ -293,7 +303,8 @@ class RunLog:
     def calls(self, run_id: str) -> list[CallRow]:
         rows = self._db.execute(
             "SELECT call_id, step, name, arguments, result, is_error, truncated, finished_at,"
-            " duration, decided_by, edited_arguments FROM tool_calls WHERE run_id = ?"
+            " duration, decided_by, edited_arguments, interrupted, decision_time FROM tool_calls"
+            " WHERE run_id = ?"
             " ORDER BY step, finished_at",
             (run_id,),
         ).fetchall()
@@ -310,6 +321,8 @@ class RunLog:
                 duration=r[8],
                 decided_by=r[9],
                 edited_arguments=None if r[10] is None else _parse(r[10]),
+                interrupted=bool(r[11]),
+                decision_time=r[12],
             )
             for r in rows
         ]
@@ -348,7 +361,9 @@ def _json(value: Any) -> str:
 
 
 def _parse(text: str) -> Any:
+    """A stored value; text that is not JSON a reader can use (a model's unparseable or
+    hostile arguments, kept as written) comes back as the text."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
+        return load_json(text)
+    except ValueError:
         return text
