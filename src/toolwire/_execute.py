@@ -210,7 +210,8 @@ async def _run_limited(
 async def _run(state: RunState, ready: _Ready, step: int) -> None:
     call, tool = ready.call, ready.tool
     limits = state.limits
-    timeout = tool.timeout or limits.tool_timeouts.get(tool.name) or limits.tool_timeout
+    per_tool = limits.tool_timeouts.get(tool.own_name) or limits.tool_timeouts.get(tool.name)
+    timeout = tool.timeout or per_tool or limits.tool_timeout
     bounded = state.bounded(timeout)
     context = ToolContext(
         run_id=state.run_id,

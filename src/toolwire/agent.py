@@ -210,9 +210,15 @@ async def offered_tools(tools: Iterable[ToolLike]) -> list[Tool]:
 class _Catalogue:
     """The tools visible this step, rebuilt only when a toolset's list changes."""
 
-    def __init__(self, toolsets: Sequence[Toolset], deps: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        toolsets: Sequence[Toolset],
+        deps: Mapping[str, Any] | None = None,
+        limits: Limits | None = None,
+    ) -> None:
         self._toolsets = toolsets
         self._deps = deps
+        self._limits = limits
         self._seen: list[Sequence[Tool]] = []
         self._tools: dict[str, Tool] = {}
         self.definitions: tuple[ToolDefinition, ...] = ()
@@ -230,9 +236,22 @@ class _Catalogue:
                     )
                 tools[tool.name] = tool
                 self._check_injected(tool)
+            self._check_timeouts(tools.values())
             self._tools, self._seen = tools, lists
             self.definitions = tuple(t.definition for t in tools.values())
         return self._tools
+
+    def _check_timeouts(self, tools: Iterable[Tool]) -> None:
+        """A per-tool timeout that names no tool would silently never apply."""
+        if self._limits is None or not self._limits.tool_timeouts:
+            return
+        names = {name for tool in tools for name in (tool.name, tool.own_name)}
+        unknown = sorted(set(self._limits.tool_timeouts) - names)
+        if unknown:
+            raise UsageError(
+                f"tool_timeouts names {', '.join(map(repr, unknown))}, which no tool is called "
+                f"(a tool's own name or the name the model sees; tools: {', '.join(sorted(names))})"
+            )
 
     def _check_injected(self, tool: Tool) -> None:
         if self._deps is None:
@@ -261,7 +280,8 @@ class _Loop:
             async with AsyncExitStack() as stack:
                 for toolset in self.agent.toolsets:
                     await stack.enter_async_context(toolset)
-                await self._steps(_Catalogue(self.agent.toolsets, self.state.deps))
+                catalogue = _Catalogue(self.agent.toolsets, self.state.deps, self.state.limits)
+                await self._steps(catalogue)
         except Exception as failure:
             self._close_turn("Not run: the run failed.")
             self.error = f"{type(failure).__name__}: {failure}"

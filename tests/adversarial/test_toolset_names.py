@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolwire import Agent, ScriptedModel, Turn
+from toolwire import Agent, Limits, ScriptedModel, Turn
 from toolwire.errors import UsageError
 from toolwire.mcp import MCPServer, MCPServers, load_config
 from toolwire.models import ScriptedCall
@@ -284,3 +285,19 @@ def test_a_server_dropping_a_hidden_tool_later_does_not_stop_the_run(
         result = Agent(model, [load_config(config)]).run_sync("retire the notes")
     assert result.stop_reason == "answer" and (tmp_path / "retired").exists()
     assert "'read_notes'" in caplog.text and "no tool" in caplog.text
+
+
+def test_a_per_tool_timeout_matches_the_own_name_and_an_unknown_one_is_an_error() -> None:
+    @tool(side_effect="read_only")
+    def slow() -> str:
+        """Takes its time."""
+        time.sleep(2)
+        return "done"
+
+    prefixed = FunctionToolset([slow]).prefixed("x_")
+    model = ScriptedModel([Turn(tool_calls=[ScriptedCall(name="x_slow")]), "ok"])
+    result = Agent(model, [prefixed], limits=Limits(tool_timeouts={"slow": 0.1})).run_sync("go")
+    assert result.calls[0].result.content.startswith("Timed out after 0.1 s")
+    typo = ScriptedModel(["never asked"])
+    with pytest.raises(UsageError, match="tool_timeouts names 'slwo'"):
+        Agent(typo, [prefixed], limits=Limits(tool_timeouts={"slwo": 1})).run_sync("go")
