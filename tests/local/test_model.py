@@ -322,8 +322,8 @@ def test_a_reply_stops_at_a_call_it_already_made(
     ask = Message.user("What time is it in Tokyo?")
     asked = request(ask, tools=DEFINITIONS, tool_choice="required", max_output_tokens=120)
     events = collect(smol, asked)
-    # The model's "UTC" for Tokyo is left out as made up: the tool's default applies.
-    assert calls_of(events) == [("current_time", {})]
+    # The model's "UTC" for Tokyo stays as it wrote it: free text is never dropped.
+    assert calls_of(events) == [("current_time", {"timezone": "UTC"})]
     assert events[-1] == ResponseCompleted(finish_reason="tool_calls")
     assert not [e for e in events if isinstance(e, ToolCallFailed)]
     # Asked before a second call (a threshold no probability reaches: the answer is no), the
