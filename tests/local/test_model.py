@@ -733,9 +733,12 @@ SEARCH_LAWYER = ToolDefinition(  # BFCL irrelevance_92
 )
 
 
-def test_a_reply_the_gate_began_as_text_shows_json_without_calling(qwen: LocalModel) -> None:
-    # The gate holds back a call here; the model answers in prose and shows the call it would
+def test_a_reply_the_gate_began_as_text_shows_json_without_calling(
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With the gate held shut here, the model answers in prose and shows the call it would
     # have made in a ```json fence, naming the tool. That is an answer, not a call.
+    monkeypatch.setattr(qwen, "call_threshold", 0.87)
     ask = request(
         Message.user("I need a security guard, where can I find the most popular one in New York?"),
         tools=(SEARCH_LAWYER,),

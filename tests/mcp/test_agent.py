@@ -55,7 +55,7 @@ def test_untrusted_tools_need_approval() -> None:
 
     declined = Agent(script(), [python_server("fm_peer.py")]).run_sync("add")
     assert declined.calls[0].result.is_error
-    assert "declined" in declined.calls[0].result.content
+    assert "not approved" in declined.calls[0].result.content
     asked: list[str] = []
 
     def approve(request: Any) -> bool:
