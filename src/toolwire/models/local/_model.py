@@ -26,9 +26,8 @@ In both, a reply goes on to another call only if the model would (`ANOTHER_CALL_
 if a call it writes on trial uses a value of the request no call has used (`CALLS_ON_TRIAL`); it
 stops at a call it has already made (small models repeat one until the token limit) or is stuck
 in (`_engine.LOOP_REPEATS`), and with
-`drop_guessed_arguments` (the default) a call loses the optional arguments whose values the
-conversation never gave, so the tool's defaults apply, and passes a percentage of the request
-("5%") to a `number` parameter as the fraction, and a later call that goes on past what the
+`drop_guessed_arguments` (the default) a call's arguments get the checks that rest on its
+schema, each reported as a `CallCorrected` event, and a later call that goes on past what the
 conversation asks is dropped (`_grounding`).
 - `none`: the tools stay in the prompt (so the cache still matches) but the family's call marker
   cannot be sampled and nothing is read as a call.
@@ -72,16 +71,9 @@ DEFAULT_GUIDANCE = (
 )
 """Added to the system message whenever tools are offered (so it stays in the cached prefix). A
 conversation without a system message gets the template's default one before it (Qwen's "You
-are Qwen, created by Alibaba Cloud..."): a system message of ours replaces that default, and
-the model writes worse calls without it (on the 20 BFCL simple items where toolwire's calls and
-the raw model's differed in correctness, 12 right with the default, 8 without; raw 12). With
-the call threshold below, it is what keeps small models from calling a tool for questions
-no tool fits. Chosen on BFCL items (bench/local_bfcl.py) by the probability Qwen2.5-Coder-0.5B
-gives the tokens that open a call: against the earlier "call a function only if its description
-says it does exactly what the user asks", it raises that probability on items a tool fits (items
-50-59 of simple, multiple and parallel: 29 of 30 at >= 0.7, 27 before) with irrelevance as low (8
-of 10 below 0.7); its last sentence raises the probability of a second call after the first on
-parallel items (0.29 -> 0.97, 0.39 -> 0.91, 0.007 -> 0.25) and leaves it at 0 on simple ones."""
+are Qwen, created by Alibaba Cloud..."), since small models write worse calls without it. Its
+sentences ask for a call only where a function fits, for plain text otherwise, and for one call
+per thing asked, which is what makes a small model go on to a second call at all."""
 DEFAULT_CALL_THRESHOLD = 0.1
 """A reply may open with a call only if the model gives the tokens that open one at least this
 probability together, its log-odds moved first by the request's relevance (see `_relevance`);
@@ -100,37 +92,21 @@ what the gate asked of every reply before it was refitted for new requests."""
 ANOTHER_CALL_THRESHOLD = 0.001
 """After a call, the reply goes on to another only if the model gives the tokens that open one at
 least this probability (with the evidence of unused values, below); the call grammar alone would
-force a second call, which small models write as the first again. Qwen2.5-Coder-0.5B after the
-last call of its replies on BFCL (measured on predictions made at 0.01, where it was first fitted
-on 50 items): below 0.0001 on 143 of the 144 simple and multiple items measured, 0.0004 on the
-other; 0.001 or more on 16 of 59 parallel items whose reply ended a call short, against 1 of 94
-it got right, and on 15 of 45 parallel-multiple ones against 3 of 75."""
+force a second call, which small models write as the first again."""
 
 UNUSED_VALUE_WEIGHT = 2.0
 UNUSED_VALUES_COUNTED = 2
 """After a call, each number or quoted string of the user's request that no call has used yet
-(at most UNUSED_VALUES_COUNTED of them) adds this to the log-odds of the probability the model
-gives another call, before it is held to ANOTHER_CALL_THRESHOLD (see `_coverage`). On BFCL items
-59-89 (outside the report's first 50), parallel went from 15 to 20 of 31 and parallel-multiple
-from 12 to 13 of 30, with simple and multiple unchanged (no item made a second call)."""
+(at most UNUSED_VALUES_COUNTED of them) adds UNUSED_VALUE_WEIGHT to the log-odds of the
+probability the model gives another call, before it is held to ANOTHER_CALL_THRESHOLD (see
+`_coverage`): values left over are parts of the request not yet asked for."""
 
 CALLS_ON_TRIAL = True
 """Where the go-on check ends a reply that could hold more calls, the model writes one more all the
 same, kept only if it uses a value of the request no earlier call has used: asking a tool an
 earlier call asked, a value the request lists with one that has; asking another tool, only values
-the request writes (see `_coverage`). After the check, Qwen2.5-Coder-0.5B's replies a call short on
-BFCL parallel items gave the next call as little as 2e-05. Measured on BFCL (`bench/local_bfcl.py`,
-every trial logged) with calls kept for any new value of the request: all 200 parallel items, 22
-calls kept, 8 items made right and none wrong (52.0% -> 57.5%); all 200 multiple items, 7 kept, 5
-of them wrong ("Earth" for the weight "on Mars if my weight on Earth is 70 kg"; a chess club for
-the route to a chess championship). The rule as it is keeps 18 of the parallel calls (all 8 items
-right) and none of the multiple ones. Kept for any new combination of the request's values instead,
-trial calls would have made 1 more parallel item right and 10 wrong. Calls on trial to another
-tool, over the same logs: 57 multiple items and 17 parallel-multiple ones tried one; kept for any
-new value, they would have made 4 parallel-multiple items right ("a 10 dollar deposit in my account
-987654" after the conversion) and 50 wrong; with every value written in the request, no multiple
-call is kept and the 4 stay right. Run whole with the rule as it is: parallel 60.5%, multiple
-78.5% (2 multiple calls to another tool kept, both on items already wrong)."""
+the request writes (see `_coverage`). Small models give a second call of a parallel request as
+little as 2e-05 after the first, and write it right when made to."""
 
 ANSWER_FROM_RESULTS = "Answer in one sentence, in plain text."
 """Asks for the answer when the model would only repeat a call (chosen on the built-in tools)."""
