@@ -38,8 +38,8 @@ if sys.path and Path(sys.path[0]).resolve() == ROOT / "bench":
     sys.path[0] = str(ROOT)
 
 import anyio  # noqa: E402
-from bench.requests.suite import split_of  # noqa: E402
 
+from bench.requests.suite import split_of  # noqa: E402
 from toolwire.evals import (  # noqa: E402
     EvalItem,
     PredictedCall,
