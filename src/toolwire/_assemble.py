@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -90,7 +89,7 @@ class ResponseBuilder:
             self._pending(event.index).failure = event.reason
         elif isinstance(event, CallCorrected):
             if event.index is not None:
-                event = dataclasses.replace(event, id=self._pending(event.index).id)
+                event = replace(event, id=self._pending(event.index).id)
         elif isinstance(event, UsageReported):
             self._usage = self._usage + event.usage
         else:

@@ -12,7 +12,6 @@ from typing import Any
 
 import anyio
 
-from ._redact import redact
 from ._state import RunState
 from ._untrusted import safe_text
 from .approval import ApprovalRequest, Approve, Approver, Decision, Decline, Edit
@@ -235,7 +234,7 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
         except BaseException as exception:
             if not _raised_by_tool(exception):
                 raise
-            content = _describe_failure(exception, state.secrets)
+            content = _describe_failure(exception, state)
     if scope.cancelled_caught:
         content = (
             f"Timed out after {timeout:g} s; the call did not finish."
@@ -275,9 +274,9 @@ def _raised_by_tool(exception: BaseException) -> bool:
     )
 
 
-def _describe_failure(exception: BaseException, secrets: Sequence[str]) -> str:
+def _describe_failure(exception: BaseException, state: RunState) -> str:
     raised = exception.raised if isinstance(exception, ToolExited) else exception
-    message = redact(str(raised), secrets)
+    message = state.redact(str(raised))
     described = f"{type(raised).__name__}: {message}" if message else type(raised).__name__
     if not isinstance(raised, Exception):
         described += " (the tool tried to stop the program; only this call failed)"
