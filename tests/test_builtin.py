@@ -112,6 +112,23 @@ def test_time_in_a_zone() -> None:
     assert "America/New_York" in describe_time("america/new_york", lambda: moment)
 
 
+@pytest.mark.parametrize(
+    ("place", "zone"),
+    [
+        ("Mumbai", "Asia/Kolkata"),
+        ("Asia/Mumbai", "Asia/Kolkata"),
+        ("san francisco", "America/Los_Angeles"),
+        ("America/San_Francisco", "America/Los_Angeles"),
+        ("Washington D.C.", "America/New_York"),
+        ("St. Louis", "America/Chicago"),
+        ("Beijing", "Asia/Shanghai"),
+    ],
+)
+def test_a_city_zoneinfo_does_not_name_is_found(place: str, zone: str) -> None:
+    moment = datetime.datetime(2025, 7, 1, 12, 30, tzinfo=datetime.UTC)
+    assert f" in {zone} (" in describe_time(place, lambda: moment)
+
+
 def test_unknown_time_zone_suggests_names() -> None:
     with pytest.raises(ToolError, match=r"did you mean .*Europe/Paris"):
         describe_time("Europe/Pariss", lambda: datetime.datetime.now(datetime.UTC))

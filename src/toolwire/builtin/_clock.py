@@ -14,6 +14,97 @@ __all__ = ["current_time", "describe_time"]
 
 _ALIASES = {"utc": "UTC", "gmt": "UTC", "z": "UTC"}
 
+# People name cities, and zoneinfo names only one city per zone: the large cities whose zone is
+# named after another one.
+_CITY_ZONES = {
+    **dict.fromkeys(
+        [
+            "mumbai",
+            "bombay",
+            "delhi",
+            "new delhi",
+            "bangalore",
+            "bengaluru",
+            "chennai",
+            "hyderabad",
+            "pune",
+            "ahmedabad",
+            "calcutta",
+            "india",
+        ],
+        "Asia/Kolkata",
+    ),
+    **dict.fromkeys(
+        ["beijing", "shenzhen", "guangzhou", "chengdu", "wuhan", "hangzhou", "china"],
+        "Asia/Shanghai",
+    ),
+    **dict.fromkeys(["osaka", "kyoto", "yokohama"], "Asia/Tokyo"),
+    **dict.fromkeys(["busan", "incheon"], "Asia/Seoul"),
+    **dict.fromkeys(["hanoi", "saigon", "vietnam"], "Asia/Ho_Chi_Minh"),
+    **dict.fromkeys(["abu dhabi", "sharjah"], "Asia/Dubai"),
+    **dict.fromkeys(["tel aviv", "haifa"], "Asia/Jerusalem"),
+    **dict.fromkeys(["islamabad", "lahore"], "Asia/Karachi"),
+    **dict.fromkeys(
+        [
+            "san francisco",
+            "seattle",
+            "san diego",
+            "san jose",
+            "portland",
+            "las vegas",
+            "silicon valley",
+            "california",
+        ],
+        "America/Los_Angeles",
+    ),
+    **dict.fromkeys(["salt lake city", "albuquerque"], "America/Denver"),
+    **dict.fromkeys(
+        [
+            "dallas",
+            "houston",
+            "austin",
+            "san antonio",
+            "minneapolis",
+            "new orleans",
+            "st louis",
+            "saint louis",
+            "texas",
+        ],
+        "America/Chicago",
+    ),
+    **dict.fromkeys(
+        [
+            "washington",
+            "washington dc",
+            "boston",
+            "miami",
+            "atlanta",
+            "philadelphia",
+            "baltimore",
+            "pittsburgh",
+            "orlando",
+            "charlotte",
+            "nyc",
+        ],
+        "America/New_York",
+    ),
+    **dict.fromkeys(["montreal", "ottawa", "quebec"], "America/Toronto"),
+    **dict.fromkeys(["rio de janeiro", "rio", "brasilia", "brazil"], "America/Sao_Paulo"),
+    **dict.fromkeys(["munich", "frankfurt", "hamburg", "cologne", "germany"], "Europe/Berlin"),
+    **dict.fromkeys(["barcelona", "seville", "valencia", "spain"], "Europe/Madrid"),
+    **dict.fromkeys(["milan", "venice", "florence", "naples", "italy"], "Europe/Rome"),
+    **dict.fromkeys(["geneva", "basel", "bern", "switzerland"], "Europe/Zurich"),
+    **dict.fromkeys(["st petersburg", "saint petersburg"], "Europe/Moscow"),
+    **dict.fromkeys(
+        ["edinburgh", "manchester", "glasgow", "birmingham", "liverpool", "uk", "england"],
+        "Europe/London",
+    ),
+    **dict.fromkeys(["lyon", "marseille", "nice", "france"], "Europe/Paris"),
+    **dict.fromkeys(["cape town", "durban", "pretoria"], "Africa/Johannesburg"),
+    **dict.fromkeys(["canberra"], "Australia/Sydney"),
+    **dict.fromkeys(["wellington"], "Pacific/Auckland"),
+}
+
 
 def describe_time(timezone: str, now: Callable[[], datetime.datetime]) -> str:
     zone = _zone(timezone)
@@ -37,11 +128,12 @@ def _zone(name: str) -> zoneinfo.ZoneInfo:
     by_lower = {n.lower(): n for n in names}
     if key.lower() in by_lower:
         return zoneinfo.ZoneInfo(by_lower[key.lower()])
-    # "Paris" or "new york": the zone whose city part matches.
-    city = key.lower()
+    # "Paris", "new york", "Mumbai" or a made-up "Asia/Mumbai": the zone of the city part.
+    city = key.rsplit("/", 1)[-1].lower()
     cities = {n.rsplit("/", 1)[-1].lower(): n for n in names if "/" in n}
-    if city in cities:
-        return zoneinfo.ZoneInfo(cities[city])
+    spoken = city.replace("_", " ").replace(".", "")
+    if city in cities or spoken in _CITY_ZONES:
+        return zoneinfo.ZoneInfo(cities.get(city) or _CITY_ZONES[spoken])
     close = difflib.get_close_matches(key, sorted(names), n=3, cutoff=0.6)
     hint = f"; did you mean {', '.join(close)}?" if close else " (e.g. Europe/Paris, UTC)"
     raise ToolError(f"unknown time zone {name!r}: use an IANA name{hint}")
