@@ -428,3 +428,41 @@ def test_every_change_to_a_call_is_an_event_with_what_the_model_wrote() -> None:
             changes=("dropped: it goes on past what the conversation asks",),
         ),
     ]
+
+
+def test_a_call_copying_the_tools_documented_identifier_is_dropped_and_reported() -> None:
+    refund = ToolDefinition(
+        name="refund_order",
+        description="Refund a delivered order.",
+        parameters={
+            "type": "object",
+            "properties": {
+                "order_id": {"type": "string", "description": 'the id, e.g. "ORD-10517"'}
+            },
+            "required": ["order_id"],
+        },
+    )
+    asked = [Message.user("I want to refund an order")]
+    copied = HERMES.write(refund.name, {"order_id": "ORD-10517"}, first=True)
+    plan = Plan("decide", grammar="root ::= call", grounding=Grounding.of(asked, [refund]))
+    replies = [("<tool_call>", "stop"), (copied, "stop"), ("Which order?", "stop")]
+    # Left with no call, the reply is written as text.
+    assert _scripted_reply(plan, *replies) == ("Which order?", "stop")
+    engine = cast(Engine, _ScriptedEngine(*replies))
+    request = GenerationRequest(tokens=[1], max_tokens=512)
+
+    async def corrections() -> list[ModelEvent]:
+        reply = Reply(engine, HERMES, plan, request, None, STEERING)
+        return [event async for event in reply.events() if isinstance(event, CallCorrected)]
+
+    assert anyio.run(corrections) == [
+        CallCorrected(
+            name="refund_order",
+            written={"order_id": "ORD-10517"},
+            index=None,
+            changes=(
+                "dropped: 'ORD-10517' is the tool's documented example, which the conversation "
+                "never gave",
+            ),
+        )
+    ]

@@ -24,6 +24,12 @@ says what the tool's author wants, and every change is reported (`changes`, show
 - The two ends of a conversion or a route (parameters named from/to, source/target...) are
   swapped where the conversation writes them the other way round.
 
+A call that passes an identifier the tool's documentation gives as an example (a quoted value
+with digits in a description, or one of the schema's `examples`: "ORD-10517", "evt_204",
+"17 * 23"), which the conversation never wrote, is the model copying the documentation, not
+the user's value (`copied_example`): the reply drops it. Nothing else can be the source of an
+identifier: no model knows the user's order numbers.
+
 A call after the first of a reply may go on past what the request asks (`made_up`): values the
 conversation never gave where every earlier call of the tool took that parameter from it, an
 option nobody mentioned beside ones mentioned, an earlier call again with a flag turned off that
@@ -61,6 +67,9 @@ _ORDINAL_MARKER = re.compile(
 )
 """An ordinal opening a sentence to mark a step ("First, I'd like..."): it stands for no number
 (replayed on BFCL: 1 parallel item made right, none wrong)."""
+_DIGITS = re.compile(r"\d+")
+_QUOTED_EXAMPLE = re.compile(r"\"([^\"\n]{1,80})\"|'([^'\n]{1,80})'|`([^`\n]{1,80})`")
+"""A value a description quotes."""
 _PERCENTAGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|percent\b)")
 _FRACTION = re.compile(
     r"\bfraction|\bdecimal\b|\bbetween 0(?:\.0+)? and 1\b|\b0(?:\.0+)? ?(?:to|-) ?1(?:\.0+)?\b",
@@ -112,6 +121,10 @@ class Grounding:
     measures: tuple[tuple[float, str, str, str], ...] = ()
     """Each number it writes with a unit after it: the number, the unit's kind and canonical
     name (see `known_unit`), and the unit as written."""
+    digit_runs: frozenset[str] = frozenset()
+    """The runs of digits it writes."""
+    examples: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """By tool name: the identifiers its documentation gives as examples, folded."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -137,6 +150,8 @@ class Grounding:
             _percentages(text),
             request=RequestValues.of(last.text, [tool.name for tool in tools]) if last else None,
             measures=_measures(text),
+            digit_runs=frozenset(_DIGITS.findall(text)),
+            examples={tool.name: _documented_examples(tool) for tool in tools},
         )
 
     def arguments(
@@ -223,6 +238,21 @@ class Grounding:
             if taken and all(self._given(parameters, name, before) for before in taken):
                 return True
         return any(self._switched_off(parameters, arguments, before) for before in siblings)
+
+    def copied_example(self, tool: str, arguments: Mapping[str, Any]) -> str | None:
+        """The identifier of the tool's documentation that `arguments` pass and the
+        conversation never wrote (not every run of digits of it), if there is one."""
+        examples = self.examples.get(tool)
+        if not examples:
+            return None
+        for value in leaves(arguments):
+            if (
+                isinstance(value, str)
+                and value.strip().casefold() in examples
+                and not set(_DIGITS.findall(value)) <= self.digit_runs
+            ):
+                return value
+        return None
 
     def _given(self, parameters: _Guessable, name: str, value: Any) -> bool:
         """Whether the conversation gave a scalar `value` (lists and objects count as given):
@@ -427,6 +457,28 @@ class _Guessable:
 
 
 _NOTHING_GUESSABLE = _Guessable()
+
+
+def _documented_examples(tool: ToolDefinition) -> frozenset[str]:
+    """The values with digits that the tool's description and its parameters' descriptions
+    quote, and the schema's `examples`, folded; an `enum`'s options are choices, not examples."""
+    properties = tool.parameters.get("properties")
+    schemas = [s for s in (properties or {}).values() if isinstance(s, Mapping)]
+    quoted = [
+        "".join(found)
+        for text in [tool.description, *(str(s.get("description") or "") for s in schemas)]
+        for found in _QUOTED_EXAMPLE.findall(text)
+    ]
+    for schema in schemas:
+        listed = schema.get("examples")
+        given = listed if isinstance(listed, list) else [schema.get("example")]
+        quoted += [str(value) for value in given if _scalar(value)]
+    options = {str(option).casefold() for s in schemas for option in s.get("enum") or ()}
+    return frozenset(
+        folded
+        for value in quoted
+        if _DIGITS.search(value) and (folded := value.strip().casefold()) not in options
+    )
 
 
 def _guessable(tool: ToolDefinition) -> _Guessable:

@@ -19,7 +19,8 @@ none wrong). A call the model writes only on trial (see
 `_coverage`) reaches the reply only if the trial keeps it. A later call that goes on past what
 the conversation asks (made-up values where the tool's earlier calls took theirs from the
 request, an earlier call again with a flag turned off: see `Grounding.made_up`) is dropped while
-the model writes on. A `decide` reply left with no new call is written again as text.
+the model writes on, as is a call passing an identifier copied from its tool's documentation
+(`Grounding.copied_example`). A `decide` reply left with no new call is written again as text.
 """
 
 from __future__ import annotations
@@ -188,6 +189,17 @@ class Reply:
                         run.stop()
                         break
                     seen.add(call.key)
+                    if copied := self._copied_example(call):
+                        yield CallCorrected(
+                            name=call.name,
+                            written=call.written,
+                            index=None,
+                            changes=(
+                                f"dropped: {copied!r} is the tool's documented example, "
+                                "which the conversation never gave",
+                            ),
+                        )
+                        continue
                     if self._made_up(call, written):
                         yield CallCorrected(
                             name=call.name,
@@ -267,6 +279,16 @@ class Reply:
                 call.name, call.arguments, [(c.name, c.arguments) for c in written]
             )
         )
+
+    def _copied_example(self, call: _Call) -> str | None:
+        """The identifier the call copies from its tool's documentation (see
+        `Grounding.copied_example`): no call of the user's."""
+        grounding = self.plan.grounding
+        if grounding is None or not isinstance(call.name, str):
+            return None
+        if not isinstance(call.written, dict):
+            return None
+        return grounding.copied_example(call.name, call.written)
 
     def _unused_values_evidence(self) -> Callable[[str], float] | None:
         values, steering = self.request_values, self.steering
