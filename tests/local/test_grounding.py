@@ -705,13 +705,13 @@ REFUND = ToolDefinition(
 
 def test_an_identifier_copied_from_the_tools_documentation_is_found() -> None:
     asked = Grounding.of([Message.user("I want to refund an order")], [REFUND])
-    assert asked.copied_example("refund_order", {"order_id": "ORD-10517"}) == "ORD-10517"
-    assert asked.copied_example("refund_order", {"order_id": "ord-10517 "}) == "ord-10517 "
-    assert asked.copied_example("refund_order", {"order_id": "X", "note": "box 42 was crushed"})
+    assert asked.copied_example({"order_id": "ORD-10517"}) == "ORD-10517"
+    assert asked.copied_example({"order_id": "ord-10517 "}) == "ord-10517 "
+    assert asked.copied_example({"order_id": "X", "note": "box 42 was crushed"})
     # A value of the user's, or quoted without digits (no identifier), is no copy.
-    assert asked.copied_example("refund_order", {"order_id": "ORD-20000"}) is None
-    assert asked.copied_example("refund_order", {"order_id": "X", "channel": "web"}) is None
-    assert asked.copied_example("another_tool", {"order_id": "ORD-10517"}) is None
+    assert asked.copied_example({"order_id": "ORD-20000"}) is None
+    assert asked.copied_example({"order_id": "X", "channel": "web"}) is None
+    assert asked.copied_example({"order_id": "ORD-10522"}) is None
 
 
 def test_an_identifier_the_conversation_wrote_is_the_users_whatever_the_documentation_says() -> (
@@ -719,16 +719,16 @@ def test_an_identifier_the_conversation_wrote_is_the_users_whatever_the_document
 ):
     for said in ["Refund ORD-10517", "refund order 10517 please"]:
         asked = Grounding.of([Message.user(said)], [REFUND])
-        assert asked.copied_example("refund_order", {"order_id": "ORD-10517"}) is None
+        assert asked.copied_example({"order_id": "ORD-10517"}) is None
     # An id a tool returned earlier in the conversation is given too.
     result = ToolResult(call_id="c1", name="search_orders", content='[{"id": "ORD-10517"}]')
     found = Message(role="tool", parts=(result,))
     asked = Grounding.of([Message.user("refund Omar's last order"), found], [REFUND])
-    assert asked.copied_example("refund_order", {"order_id": "ORD-10517"}) is None
+    assert asked.copied_example({"order_id": "ORD-10517"}) is None
 
 
 @given(st.text(alphabet="ORD-0123456789 abc", max_size=12))
 def test_only_a_documented_value_is_ever_a_copy(value: str) -> None:
     asked = Grounding.of([Message.user("refund my order")], [REFUND])
-    copied = asked.copied_example("refund_order", {"order_id": value})
+    copied = asked.copied_example({"order_id": value})
     assert copied is None or value.strip().casefold() in {"ord-10517", "refund ord-10517 in full"}

@@ -460,9 +460,42 @@ def test_a_call_copying_the_tools_documented_identifier_is_dropped_and_reported(
             name="refund_order",
             written={"order_id": "ORD-10517"},
             index=None,
-            changes=(
-                "dropped: 'ORD-10517' is the tool's documented example, which the conversation "
-                "never gave",
-            ),
+            changes=("dropped: 'ORD-10517' is the tools' documented example, not the user's",),
         )
     ]
+
+
+def test_a_call_behind_prose_is_checked_for_copied_identifiers_too() -> None:
+    cancel = ToolDefinition(
+        name="cancel_event",
+        description="Cancel an event.",
+        parameters={
+            "type": "object",
+            "properties": {"event_id": {"type": "string", "description": 'e.g. "evt_204"'}},
+            "required": ["event_id"],
+        },
+    )
+    asked = [Message.user("cancel the dentist on thursday")]
+    plan = Plan("decide", grammar="root ::= call", grounding=Grounding.of(asked, [cancel]))
+
+    def reply(event_ids: list[str]) -> list[ModelEvent]:
+        calls = "".join(HERMES.write(cancel.name, {"event_id": e}, first=True) for e in event_ids)
+        engine = cast(Engine, _ScriptedEngine((f"To cancel it:\n{calls}\nDone.", "stop")))
+        reader = ModelEventReader(default_scanner([cancel], "hermes"))
+        prose = ModelEventReader(default_scanner((), "hermes"))
+        request = GenerationRequest(tokens=[1], max_tokens=512)
+
+        async def collect() -> list[ModelEvent]:
+            made = Reply(engine, HERMES, plan, request, reader, STEERING, prose_reader=prose)
+            return [event async for event in made.events()]
+
+        return anyio.run(collect)
+
+    events = reply(["evt_204", "evt_777"])
+    dropped = [e for e in events if isinstance(e, CallCorrected)]
+    assert [(e.written, e.index) for e in dropped] == [({"event_id": "evt_204"}, None)]
+    # The call that stays is numbered from 0, as if the dropped one had never been written.
+    started = [e for e in events if isinstance(e, ToolCallStarted)]
+    assert [(e.name, e.index) for e in started] == [("cancel_event", 0)]
+    assert "To cancel it:" in "".join(e.text for e in events if isinstance(e, TextDelta))
+    assert not [e for e in reply(["evt_777"]) if isinstance(e, CallCorrected)]

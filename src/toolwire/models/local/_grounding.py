@@ -24,11 +24,11 @@ says what the tool's author wants, and every change is reported (`changes`, show
 - The two ends of a conversion or a route (parameters named from/to, source/target...) are
   swapped where the conversation writes them the other way round.
 
-A call that passes an identifier the tool's documentation gives as an example (a quoted value
-with digits in a description, or one of the schema's `examples`: "ORD-10517", "evt_204",
-"17 * 23"), which the conversation never wrote, is the model copying the documentation, not
-the user's value (`copied_example`): the reply drops it. Nothing else can be the source of an
-identifier: no model knows the user's order numbers.
+A call that passes an identifier the tools' documentation gives as an example (a quoted value
+with digits in a description, or one of the schema's `examples`, of any tool the model is shown:
+"ORD-10517", "evt_204", "17 * 23"), which the conversation never wrote, is the model copying
+the documentation, not the user's value (`copied_example`): the reply drops it. Nothing else
+can be the source of an identifier: no model knows the user's order numbers.
 
 A call after the first of a reply may go on past what the request asks (`made_up`): values the
 conversation never gave where every earlier call of the tool took that parameter from it, an
@@ -123,8 +123,8 @@ class Grounding:
     name (see `known_unit`), and the unit as written."""
     digit_runs: frozenset[str] = frozenset()
     """The runs of digits it writes."""
-    examples: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    """By tool name: the identifiers its documentation gives as examples, folded."""
+    examples: frozenset[str] = frozenset()
+    """The identifiers the tools' documentation gives as examples, folded."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -151,7 +151,7 @@ class Grounding:
             request=RequestValues.of(last.text, [tool.name for tool in tools]) if last else None,
             measures=_measures(text),
             digit_runs=frozenset(_DIGITS.findall(text)),
-            examples={tool.name: _documented_examples(tool) for tool in tools},
+            examples=frozenset(example for tool in tools for example in _documented_examples(tool)),
         )
 
     def arguments(
@@ -239,16 +239,14 @@ class Grounding:
                 return True
         return any(self._switched_off(parameters, arguments, before) for before in siblings)
 
-    def copied_example(self, tool: str, arguments: Mapping[str, Any]) -> str | None:
-        """The identifier of the tool's documentation that `arguments` pass and the
-        conversation never wrote (not every run of digits of it), if there is one."""
-        examples = self.examples.get(tool)
-        if not examples:
-            return None
+    def copied_example(self, arguments: Mapping[str, Any]) -> str | None:
+        """The identifier of the tools' documentation that `arguments` pass and the
+        conversation never wrote (not every run of digits of it), if there is one: small
+        models copy the examples of any tool they are shown."""
         for value in leaves(arguments):
             if (
                 isinstance(value, str)
-                and value.strip().casefold() in examples
+                and value.strip().casefold() in self.examples
                 and not set(_DIGITS.findall(value)) <= self.digit_runs
             ):
                 return value

@@ -26,6 +26,7 @@ the model writes on, as is a call passing an identifier copied from its tool's d
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +38,8 @@ from ...events import (
     ModelEvent,
     ResponseCompleted,
     TextDelta,
+    ToolCallArgumentsDelta,
+    ToolCallFailed,
     ToolCallStarted,
     UsageReported,
 )
@@ -134,6 +137,7 @@ class Reply:
         self.prose_reader = prose_reader
         self.generations: list[Generation] = []
         self.kept = 0
+        self.prose_calls: _ProseCalls | None = None
 
     async def events(self) -> AsyncIterator[ModelEvent]:
         plan = self.plan
@@ -190,15 +194,7 @@ class Reply:
                         break
                     seen.add(call.key)
                     if copied := self._copied_example(call):
-                        yield CallCorrected(
-                            name=call.name,
-                            written=call.written,
-                            index=None,
-                            changes=(
-                                f"dropped: {copied!r} is the tool's documented example, "
-                                "which the conversation never gave",
-                            ),
-                        )
+                        yield _copy_dropped(call.name, call.written, copied)
                         continue
                     if self._made_up(call, written):
                         yield CallCorrected(
@@ -249,6 +245,7 @@ class Reply:
                     decided = opens_call("".join(held))
                     if decided is False:
                         self.reader = self.prose_reader
+                        self.prose_calls = _ProseCalls(self.plan.grounding)
                         for event in self._read("".join(held)):
                             yield event
                 elif decided is False:
@@ -288,7 +285,7 @@ class Reply:
             return None
         if not isinstance(call.written, dict):
             return None
-        return grounding.copied_example(call.name, call.written)
+        return grounding.copied_example(call.written)
 
     def _unused_values_evidence(self) -> Callable[[str], float] | None:
         values, steering = self.request_values, self.steering
@@ -342,10 +339,16 @@ class Reply:
     def _read(self, text: str) -> list[ModelEvent]:
         if self.reader is None:
             return [TextDelta(text=text)]
-        return self.reader.feed(text)
+        events = self.reader.feed(text)
+        return events if self.prose_calls is None else self.prose_calls.hold(events)
 
     def _close(self) -> list[ModelEvent]:
-        return [] if self.reader is None else self.reader.close()
+        if self.reader is None:
+            return []
+        events = self.reader.close()
+        if self.prose_calls is None:
+            return events
+        return [*self.prose_calls.hold(events), *self.prose_calls.release()]
 
     def _record(self, generation: Generation | None) -> None:
         if generation is not None:
@@ -435,3 +438,62 @@ class _WholeCalls:
         """The call being written, handed over as it is."""
         rest, self._text = self._text[self._done :], self._text[: self._done]
         return rest
+
+
+_CallEvent = ToolCallStarted | ToolCallArgumentsDelta | ToolCallFailed
+
+
+class _ProseCalls:
+    """The calls of a reply that opened with prose (written behind the family's marker, so the
+    grammar and the checks on calls never saw them), held to the reply's end: one passing an
+    identifier copied from the tools' documentation is dropped (`Grounding.copied_example`),
+    the others are passed on, numbered again."""
+
+    def __init__(self, grounding: Grounding | None) -> None:
+        self._grounding = grounding
+        self._held: dict[int, list[_CallEvent]] = {}
+
+    def hold(self, events: list[ModelEvent]) -> list[ModelEvent]:
+        passed: list[ModelEvent] = []
+        for event in events:
+            if isinstance(event, _CallEvent):
+                self._held.setdefault(event.index, []).append(event)
+            else:
+                passed.append(event)
+        return passed
+
+    def release(self) -> list[ModelEvent]:
+        released: list[ModelEvent] = []
+        for _, events in sorted(self._held.items()):
+            copied = self._copied(events)
+            if copied is not None:
+                released.append(copied)
+                continue
+            index = sum(isinstance(e, ToolCallStarted) for e in released)
+            released += [dataclasses.replace(event, index=index) for event in events]
+        self._held.clear()
+        return released
+
+    def _copied(self, events: list[_CallEvent]) -> CallCorrected | None:
+        """The call's drop, where it passes an identifier copied from the documentation."""
+        started = next((e for e in events if isinstance(e, ToolCallStarted)), None)
+        if self._grounding is None or started is None:
+            return None
+        text = "".join(e.delta for e in events if isinstance(e, ToolCallArgumentsDelta))
+        try:
+            arguments = json.loads(text)
+        except ValueError:
+            return None
+        if not isinstance(arguments, dict):
+            return None
+        copied = self._grounding.copied_example(arguments)
+        return None if copied is None else _copy_dropped(started.name, arguments, copied)
+
+
+def _copy_dropped(name: str, written: dict[str, Any], copied: str) -> CallCorrected:
+    return CallCorrected(
+        name=name,
+        written=written,
+        index=None,
+        changes=(f"dropped: {copied!r} is the tools' documented example, not the user's",),
+    )
