@@ -17,6 +17,7 @@ PACKAGES = [
     "toolwire.errors",
     "toolwire.limits",
     "toolwire.approval",
+    "toolwire.elicitation",
     "toolwire.run",
     "toolwire.clock",
     "toolwire.mcp",

@@ -4,17 +4,18 @@ result per call, whatever happens."""
 from __future__ import annotations
 
 import functools
-import inspect
 import threading
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
+from ._elicit import elicit
 from ._state import RunState
+from ._sync import answer_of
 from ._untrusted import safe_text
-from .approval import ApprovalRequest, Approve, Approver, Decision, Decline, Edit
+from .approval import ApprovalRequest, Approve, Decision, Decline, Edit
 from .errors import InvalidArguments, ToolError, UsageError
 from .events import ApprovalDecided, ApprovalRequested, ToolCallReady, ToolResultReady
 from .messages import ToolCall, ToolResult
@@ -171,7 +172,7 @@ async def _approval(
         )
         decision = Decline(message="no decision in time", by="policy:approval-timeout")
         with anyio.move_on_after(_or_inf(state.bounded(state.limits.approval_timeout))):
-            decision = await _ask(state.approver, request)
+            decision = await answer_of(state.approver, request)
     if isinstance(decision, bool):
         decision = Approve() if decision else Decline()
     state.emit(
@@ -184,19 +185,6 @@ async def _approval(
         )
     )
     return decision
-
-
-async def _ask(approver: Approver, request: ApprovalRequest) -> Decision | bool:
-    answer: Decision | bool | Awaitable[Decision | bool]
-    if inspect.iscoroutinefunction(approver):
-        answer = approver(request)
-    else:
-        # A sync approver may block (a person at a prompt): in a worker thread the approval
-        # timeout can fire meanwhile, and an answer arriving later is dropped with the thread.
-        answer = await anyio.to_thread.run_sync(
-            functools.partial(approver, request), abandon_on_cancel=True
-        )
-    return await answer if inspect.isawaitable(answer) else answer
 
 
 async def _run_limited(
@@ -218,6 +206,7 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
         step=step,
         idempotency_key=state.ids.idempotency_key(call.id),
         deps=state.deps,
+        elicit=functools.partial(elicit, state, step),
     )
     started = state.clock.now()
     state.started.add(call.id)

@@ -10,6 +10,7 @@ from ._loopguard import LoopGuard
 from ._redact import redact
 from .approval import Approver
 from .clock import Clock, IdSource
+from .elicitation import Elicitor
 from .events import RunEvent
 from .limits import Limits
 from .messages import ToolCall, ToolResult
@@ -25,6 +26,7 @@ class RunState:
     emit: Callable[[RunEvent], None]
     deps: Mapping[str, Any]
     approver: Approver | None
+    elicitor: Elicitor | None = None
     secrets: list[str]
     """Values no error text may show (`_redact.run_secrets`)."""
     deadline: float | None

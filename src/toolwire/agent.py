@@ -17,6 +17,7 @@ from ._state import RunState
 from ._sync import sync_runner
 from .approval import Approver
 from .clock import Clock, EventLoopClock, IdSource, new_run_id
+from .elicitation import Elicitor
 from .errors import ProviderError, UsageError
 from .events import (
     FinishReason,
@@ -62,6 +63,7 @@ class Agent:
         instructions: str | None = None,
         limits: Limits | None = None,
         approver: Approver | None = None,
+        elicitor: Elicitor | None = None,
         tool_choice: ToolChoice | str = "auto",
         parallel_tool_calls: bool = True,
         settings: ModelSettings | None = None,
@@ -73,6 +75,7 @@ class Agent:
         self.instructions = instructions
         self.limits = limits or Limits()
         self.approver = approver
+        self.elicitor = elicitor
         self.tool_choice = _tool_choice(tool_choice)
         self.parallel_tool_calls = parallel_tool_calls
         self.settings = settings or ModelSettings()
@@ -131,6 +134,7 @@ class Agent:
             emit=emit,
             deps=deps or {},
             approver=self.approver,
+            elicitor=self.elicitor,
             secrets=run_secrets(deps or {}),
             deadline=None if limits.timeout is None else clock.now() + limits.timeout,
             guard=LoopGuard(limits.loop_threshold),

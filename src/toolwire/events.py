@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from .messages import Message, ToolCall, ToolResult, Usage
 
 if TYPE_CHECKING:
+    from .elicitation import ElicitationAnswer, ElicitationRequest
     from .run import RunResult
     from .tools import SideEffect
 
@@ -21,6 +22,7 @@ __all__ = [
     "ApprovalDecided",
     "ApprovalRequested",
     "CallCorrected",
+    "ElicitationAnswered",
     "FinishReason",
     "MessageAdded",
     "ModelEvent",
@@ -203,6 +205,18 @@ class ApprovalDecided:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class ElicitationAnswered:
+    """A tool asked the person for input during a call, and this is the answer that went back
+    (`answer.by` says who gave it; `seconds` how long it took)."""
+
+    request: ElicitationRequest
+    answer: ElicitationAnswer
+    step: int
+    seconds: float
+    kind: Literal["elicitation_answered"] = "elicitation_answered"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolResultReady:
     """The one result of a call. `full_content` is set when `result.content` was cut to the size
     limit; the run log keeps it whole. `duration` is the tool's run time; `decision_time` the
@@ -237,6 +251,7 @@ RunEvent: TypeAlias = (
     | ToolCallReady
     | ApprovalRequested
     | ApprovalDecided
+    | ElicitationAnswered
     | ToolResultReady
     | RunFinished
 )

@@ -13,6 +13,7 @@ from typing import Any, TextIO
 from ..events import (
     ApprovalDecided,
     CallCorrected,
+    ElicitationAnswered,
     RetryScheduled,
     RunEvent,
     RunFinished,
@@ -101,6 +102,10 @@ class Display:
                 self._note(f"✎ {one_line(event.name)}: {correction}")
         elif isinstance(event, ApprovalDecided):
             self._note(_decision(event))
+        elif isinstance(event, ElicitationAnswered):
+            asker = one_line(event.request.server)
+            answer = f"{event.answer.action} by {one_line(event.answer.by)}"
+            self._note(f"  ? {asker} asked for input: {answer}")
         elif isinstance(event, ToolResultReady):
             mark = "✗" if event.result.is_error else "←"
             took = f"{event.duration:.2f} s"

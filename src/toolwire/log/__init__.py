@@ -19,6 +19,7 @@ import pydantic_core
 from .._untrusted import load_json
 from ..events import (
     CallCorrected,
+    ElicitationAnswered,
     MessageAdded,
     RunEvent,
     RunFinished,
@@ -29,7 +30,14 @@ from ..events import (
 )
 from ..messages import Usage
 
-__all__ = ["CallRow", "CorrectionRow", "RunLog", "RunRow", "default_log_path"]
+__all__ = [
+    "CallRow",
+    "CorrectionRow",
+    "ElicitationRow",
+    "RunLog",
+    "RunRow",
+    "default_log_path",
+]
 
 DATA_DIR_ENV = "TOOLWIRE_DATA_DIR"
 BUSY_TIMEOUT = 5.0
@@ -82,6 +90,16 @@ MIGRATIONS: list[tuple[str, ...]] = [
     (
         "ALTER TABLE tool_calls ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE tool_calls ADD COLUMN decision_time REAL",
+    ),
+    # A tool's questions to the person during a call (MCP elicitation) and who answered them.
+    (
+        """
+    CREATE TABLE elicitations (
+        run_id TEXT NOT NULL REFERENCES runs(id), call_id TEXT NOT NULL, seq INTEGER NOT NULL,
+        step INTEGER NOT NULL, server TEXT NOT NULL, mode TEXT NOT NULL, message TEXT NOT NULL,
+        url TEXT, action TEXT NOT NULL, content TEXT, answered_by TEXT NOT NULL,
+        seconds REAL NOT NULL, answered_at REAL NOT NULL, PRIMARY KEY (run_id, call_id, seq)
+    )""",
     ),
 ]
 
@@ -138,6 +156,22 @@ class CorrectionRow:
     written: Any
     """The arguments the model wrote."""
     changes: list[str]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ElicitationRow:
+    """A tool's question to the person during a call, and the answer that went back."""
+
+    call_id: str
+    step: int
+    server: str
+    mode: str
+    message: str
+    url: str | None
+    action: str
+    content: Any | None
+    answered_by: str
+    seconds: float
 
 
 class RunLog:
@@ -202,6 +236,8 @@ class RunLog:
             )
         elif isinstance(event, CallCorrected):
             self._record_correction(run_id, event)
+        elif isinstance(event, ElicitationAnswered):
+            self._record_elicitation(run_id, event)
         elif isinstance(event, StepStarted):
             self._steps[run_id] = event.step
             self._step_usage[run_id] = Usage()
@@ -254,6 +290,29 @@ class RunLog:
                 event.name,
                 _json(event.written),
                 _json(list(event.changes)),
+            ),
+        )
+
+    def _record_elicitation(self, run_id: str, event: ElicitationAnswered) -> None:
+        request, answer = event.request, event.answer
+        self._db.execute(
+            "INSERT INTO elicitations VALUES (?, ?, (SELECT COUNT(*) FROM elicitations"
+            " WHERE run_id = ? AND call_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run_id,
+                request.call_id,
+                run_id,
+                request.call_id,
+                event.step,
+                request.server,
+                request.mode,
+                request.message,
+                request.url,
+                answer.action,
+                None if answer.content is None else _json(answer.content),
+                answer.by,
+                event.seconds,
+                time.time(),
             ),
         )
 
@@ -336,6 +395,28 @@ class RunLog:
         return [
             CorrectionRow(
                 step=r[0], call_id=r[1], name=r[2], written=_parse(r[3]), changes=_parse(r[4])
+            )
+            for r in rows
+        ]
+
+    def elicitations(self, run_id: str) -> list[ElicitationRow]:
+        rows = self._db.execute(
+            "SELECT call_id, step, server, mode, message, url, action, content, answered_by,"
+            " seconds FROM elicitations WHERE run_id = ? ORDER BY answered_at, seq",
+            (run_id,),
+        ).fetchall()
+        return [
+            ElicitationRow(
+                call_id=r[0],
+                step=r[1],
+                server=r[2],
+                mode=r[3],
+                message=r[4],
+                url=r[5],
+                action=r[6],
+                content=None if r[7] is None else _parse(r[7]),
+                answered_by=r[8],
+                seconds=r[9],
             )
             for r in rows
         ]

@@ -16,6 +16,7 @@ from .._redact import REDACTED, redact
 from ..errors import RunError, ToolError, UsageError
 from ..tools import Tool, ToolContext, Toolset
 from ..tools._patterns import NamePatterns
+from ._asking import WaitingCalls
 from ._catalogue import Policy, RemoteTool, build_tools
 from ._failures import classify
 from ._params import HTTPParams, ServerParams, StdioParams, TokenSource, secret_values
@@ -129,6 +130,7 @@ class MCPServer(Toolset):
         self.on_progress = on_progress
         self.stderr = stderr
         self._secrets = set(secret_values(params))
+        self._waiting = WaitingCalls()
         self._refs = 0
         self._opening: anyio.Event | None = None
         self._supervisor: Supervisor | None = None
@@ -239,6 +241,7 @@ class MCPServer(Toolset):
         return self._supervisor
 
     def _new_supervisor(self) -> Supervisor:
+        from ._asking import elicitation_callback
         from ._supervisor import Supervisor
 
         self._listing = anyio.Lock()
@@ -253,6 +256,7 @@ class MCPServer(Toolset):
             tools_changed=self._mark_stale,
             seen_secret=self._secrets.add,
             secrets=self._secret_list,
+            callbacks={"elicitation_callback": elicitation_callback(self.name, self._waiting)},
         )
 
     def _secret_list(self) -> list[str]:
@@ -333,7 +337,11 @@ class MCPServer(Toolset):
             statuses = conn.http_statuses.count
             result = None
             try:
-                with anyio.move_on_at(deadline + _GRACE), conn.awaiting_answer():
+                with (
+                    anyio.move_on_at(deadline + _GRACE),
+                    conn.awaiting_answer(),
+                    self._waiting.waiting(remote.name, context),
+                ):
                     result = await conn.client.call_tool(
                         remote.mcp_name,
                         dict(arguments),
