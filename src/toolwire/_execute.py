@@ -11,13 +11,14 @@ from typing import Any
 
 import anyio
 
+from ._approve import ask_approval, or_inf
 from ._elicit import elicit
+from ._sampling import sample
 from ._state import RunState
-from ._sync import answer_of
 from ._untrusted import safe_text
-from .approval import ApprovalRequest, Approve, Decision, Decline, Edit
+from .approval import Decline, Edit
 from .errors import InvalidArguments, ToolError, UsageError
-from .events import ApprovalDecided, ApprovalRequested, ToolCallReady, ToolResultReady
+from .events import ToolCallReady, ToolResultReady
 from .messages import ToolCall, ToolResult
 from .run import CallRecord
 from .tools import Tool, ToolContext
@@ -139,7 +140,7 @@ async def _prepare(
     decided = None
     if tool.needs_approval:
         asked = state.clock.now()
-        decision = await _approval(state, call, tool, arguments)
+        decision = await ask_approval(state, call, tool.definition, tool.side_effect, arguments)
         edited = decision.arguments if isinstance(decision, Edit) else None
         decided = _Decided(decision.by, state.clock.now() - asked, edited)
         if isinstance(decision, Decline):
@@ -150,41 +151,6 @@ async def _prepare(
             except InvalidArguments as invalid:
                 return error(f"The approver's edited arguments are invalid: {invalid}", decided)
     return _Ready(call, tool, arguments, loop_key, decided)
-
-
-async def _approval(
-    state: RunState, call: ToolCall, tool: Tool, arguments: Mapping[str, Any]
-) -> Decision:
-    state.emit(ApprovalRequested(call=call, side_effect=tool.side_effect))
-    decision: Decision | bool
-    if state.approver is None:
-        decision = Decline(
-            message="this tool needs approval and no approver is configured",
-            by="policy:no-approver",
-        )
-    else:
-        request = ApprovalRequest(
-            call=call,
-            tool=tool.definition,
-            arguments=arguments,
-            side_effect=tool.side_effect,
-            run_id=state.run_id,
-        )
-        decision = Decline(message="no decision in time", by="policy:approval-timeout")
-        with anyio.move_on_after(_or_inf(state.bounded(state.limits.approval_timeout))):
-            decision = await answer_of(state.approver, request)
-    if isinstance(decision, bool):
-        decision = Approve() if decision else Decline()
-    state.emit(
-        ApprovalDecided(
-            call=call,
-            approved=not isinstance(decision, Decline),
-            decided_by=decision.by,
-            message=decision.message if isinstance(decision, Decline) else None,
-            edited_arguments=decision.arguments if isinstance(decision, Edit) else None,
-        )
-    )
-    return decision
 
 
 async def _run_limited(
@@ -207,12 +173,13 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
         idempotency_key=state.ids.idempotency_key(call.id),
         deps=state.deps,
         elicit=functools.partial(elicit, state, step),
+        sample=functools.partial(sample, state, step),
     )
     started = state.clock.now()
     state.started.add(call.id)
     is_error = True
     content = ""
-    with anyio.move_on_after(_or_inf(bounded)) as scope:
+    with anyio.move_on_after(or_inf(bounded)) as scope:
         try:
             content = await tool.invoke(ready.arguments, context)
             is_error = False
@@ -337,7 +304,3 @@ def _head_and_tail(content: str, limit: int) -> str:
     marker = f"\n[... {omitted} characters omitted; the full result is in the run log ...]\n"
     head = (limit * 2) // 3
     return content[:head] + marker + content[len(content) - (limit - head) :]
-
-
-def _or_inf(seconds: float | None) -> float:
-    return float("inf") if seconds is None else seconds

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from .messages import Message, ToolCall, ToolResult, Usage
 
 if TYPE_CHECKING:
+    from ._sampling import SamplingRequest
     from .elicitation import ElicitationAnswer, ElicitationRequest
     from .run import RunResult
     from .tools import SideEffect
@@ -32,6 +33,7 @@ __all__ = [
     "RunEvent",
     "RunFinished",
     "RunStarted",
+    "SamplingAnswered",
     "StepStarted",
     "StopReason",
     "TextDelta",
@@ -217,6 +219,22 @@ class ElicitationAnswered:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class SamplingAnswered:
+    """A tool asked the run's model for a completion during a call (MCP sampling): who decided,
+    and what went back (`refused` says why nothing did). The tokens count in the run's usage."""
+
+    request: SamplingRequest
+    decided_by: str
+    refused: str | None
+    text: str | None
+    model: str | None
+    usage: Usage
+    step: int
+    seconds: float
+    kind: Literal["sampling_answered"] = "sampling_answered"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolResultReady:
     """The one result of a call. `full_content` is set when `result.content` was cut to the size
     limit; the run log keeps it whole. `duration` is the tool's run time; `decision_time` the
@@ -252,6 +270,7 @@ RunEvent: TypeAlias = (
     | ApprovalRequested
     | ApprovalDecided
     | ElicitationAnswered
+    | SamplingAnswered
     | ToolResultReady
     | RunFinished
 )

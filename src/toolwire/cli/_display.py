@@ -17,6 +17,7 @@ from ..events import (
     RetryScheduled,
     RunEvent,
     RunFinished,
+    SamplingAnswered,
     StepStarted,
     TextDelta,
     ToolCallReady,
@@ -106,6 +107,10 @@ class Display:
             asker = one_line(event.request.server)
             answer = f"{event.answer.action} by {one_line(event.answer.by)}"
             self._note(f"  ? {asker} asked for input: {answer}")
+        elif isinstance(event, SamplingAnswered):
+            asker = one_line(event.request.server)
+            outcome = one_line(event.refused) if event.refused else preview(event.text or "")
+            self._note(f"  ? {asker} asked the model for a completion: {outcome}")
         elif isinstance(event, ToolResultReady):
             mark = "✗" if event.result.is_error else "←"
             took = f"{event.duration:.2f} s"

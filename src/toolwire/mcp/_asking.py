@@ -1,5 +1,6 @@
-"""A server asking the host for something during a call (elicitation; MRTR `input_required`
-results and legacy server-to-client requests alike): routed to the run whose call is waiting."""
+"""A server asking the host for something during a call (elicitation, sampling; in MRTR
+`input_required` results and legacy server-to-client requests alike): routed to the run whose call
+is waiting."""
 
 from __future__ import annotations
 
@@ -12,10 +13,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..elicitation import Check, ElicitationRequest
+from ..messages import Message
 from ..tools import ToolContext
 
 if TYPE_CHECKING:
-    from mcp.client.session import ClientRequestContext, ElicitationFnT
+    import mcp.types as mt
+    from mcp.client.session import ClientRequestContext, ElicitationFnT, SamplingFnT
+
+    from .._sampling import SamplingRequest
 
 logger = logging.getLogger("toolwire.mcp")
 
@@ -116,3 +121,65 @@ def _checker(schema: Mapping[str, Any]) -> Check:
             raise ValueError(f"{where}: {error.message}" if where else error.message)
 
     return check
+
+
+def sampling_callback(server: str, calls: WaitingCalls) -> SamplingFnT:
+    import mcp.types as mt
+
+    from .._sampling import SamplingRefused
+
+    async def answer(
+        context: ClientRequestContext, params: mt.CreateMessageRequestParams
+    ) -> mt.CreateMessageResult | mt.ErrorData:
+        call = calls.asking()
+        if call is None or call.context.sample is None:
+            return mt.ErrorData(code=_REFUSED, message="sampling is only answered during a call")
+        try:
+            request = _sampling_request(server, call, params)
+        except ValueError as problem:
+            return mt.ErrorData(code=mt.INVALID_PARAMS, message=str(problem))
+        try:
+            sampled = await call.context.sample(request)
+        except SamplingRefused as refused:
+            return mt.ErrorData(code=_REFUSED, message=str(refused))
+        return mt.CreateMessageResult(
+            role="assistant",
+            content=mt.TextContent(type="text", text=sampled.text),
+            model=sampled.model,
+            stop_reason="maxTokens" if sampled.finish_reason == "length" else "endTurn",
+        )
+
+    return answer
+
+
+_REFUSED = -1
+"""The spec's code for a sampling request the user (or the host's policy) rejected."""
+
+
+def _sampling_request(
+    server: str, call: WaitingCall, params: mt.CreateMessageRequestParams
+) -> SamplingRequest:
+    import mcp.types as mt
+
+    from .._sampling import SamplingRequest
+
+    if params.tools or params.tool_choice:
+        raise ValueError("sampling with tools is not supported by this host")
+    messages = []
+    for message in params.messages:
+        blocks = message.content if isinstance(message.content, list) else [message.content]
+        if not all(isinstance(block, mt.TextContent) for block in blocks):
+            raise ValueError("only text content can be sampled by this host")
+        text = "".join(block.text for block in blocks if isinstance(block, mt.TextContent))
+        messages.append(Message.user(text) if message.role == "user" else Message.assistant(text))
+    return SamplingRequest(
+        server=server,
+        tool=call.tool,
+        run_id=call.context.run_id,
+        call_id=call.context.call_id,
+        messages=tuple(messages),
+        system_prompt=params.system_prompt,
+        max_tokens=params.max_tokens,
+        temperature=params.temperature,
+        stop=tuple(params.stop_sequences or ()),
+    )

@@ -88,6 +88,9 @@ class MCPServer(Toolset):
         required: if the first connection fails, raise (default) or keep retrying in the
             background while the run goes on without these tools.
         on_progress: called with a `ToolProgress` for every progress notification.
+        sampling: let the server ask the run's model for completions during its calls (off by
+            default: the capability is not even offered). Each request is shown to the
+            approver like a call, runs within the run's limits and is logged.
         stderr: where a stdio server's stderr goes (default: kept, and its last lines shown if
             the server fails to start).
     """
@@ -106,6 +109,7 @@ class MCPServer(Toolset):
         requires_approval: bool | None = None,
         required: bool = True,
         on_progress: ProgressCallback | None = None,
+        sampling: bool = False,
         stderr: TextIO | None = None,
     ) -> None:
         require_sdk()
@@ -128,6 +132,7 @@ class MCPServer(Toolset):
         self.connect_timeout = connect_timeout
         self.required = required
         self.on_progress = on_progress
+        self.sampling = sampling
         self.stderr = stderr
         self._secrets = set(secret_values(params))
         self._waiting = WaitingCalls()
@@ -241,7 +246,6 @@ class MCPServer(Toolset):
         return self._supervisor
 
     def _new_supervisor(self) -> Supervisor:
-        from ._asking import elicitation_callback
         from ._supervisor import Supervisor
 
         self._listing = anyio.Lock()
@@ -256,8 +260,19 @@ class MCPServer(Toolset):
             tools_changed=self._mark_stale,
             seen_secret=self._secrets.add,
             secrets=self._secret_list,
-            callbacks={"elicitation_callback": elicitation_callback(self.name, self._waiting)},
+            callbacks=self._callbacks(),
         )
+
+    def _callbacks(self) -> dict[str, Any]:
+        """What the SDK client answers for the server; each one it is given, it also declares."""
+        from ._asking import elicitation_callback, sampling_callback
+
+        callbacks: dict[str, Any] = {
+            "elicitation_callback": elicitation_callback(self.name, self._waiting)
+        }
+        if self.sampling:
+            callbacks["sampling_callback"] = sampling_callback(self.name, self._waiting)
+        return callbacks
 
     def _secret_list(self) -> list[str]:
         return list(self._secrets)

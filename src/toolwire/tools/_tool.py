@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from ..errors import UsageError
 
 if TYPE_CHECKING:
+    from .._sampling import Sampled, SamplingRequest
     from ..elicitation import Check, ElicitationAnswer, ElicitationRequest
 
     Elicit: TypeAlias = Callable[[ElicitationRequest, Check | None], Awaitable[ElicitationAnswer]]
+    Sample: TypeAlias = Callable[[SamplingRequest], Awaitable[Sampled]]
 
 SideEffect: TypeAlias = Literal["read_only", "idempotent", "destructive"]
 """What running a tool may change. It decides concurrency (only read-only calls of a turn run
@@ -49,6 +51,9 @@ class ToolContext:
     deps: Mapping[str, Any] = field(default_factory=dict)
     elicit: Elicit | None = None
     """Asks the person running the agent for input (`toolwire.elicitation`); None outside a run."""
+    sample: Sample | None = None
+    """Asks the run's model for a completion, once the approver allows it (raises
+    `SamplingRefused` otherwise); None outside a run."""
 
     def lookup(self, key: str) -> Any:
         if key in CONTEXT_KEYS:
