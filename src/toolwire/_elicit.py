@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import anyio
 
+from ._pause import PausableDeadline
 from ._state import RunState
 from ._sync import answer_of
 from .elicitation import Check, ElicitationAnswer, ElicitationRequest, Elicitor
@@ -14,11 +15,16 @@ from .events import ElicitationAnswered
 
 
 async def elicit(
-    state: RunState, step: int, request: ElicitationRequest, check: Check | None = None
+    state: RunState,
+    step: int,
+    deadline: PausableDeadline,
+    request: ElicitationRequest,
+    check: Check | None = None,
 ) -> ElicitationAnswer:
     asked = state.clock.now()
     wait = state.bounded(state.limits.approval_timeout)
-    answer = await ask_elicitor(state.elicitor, request, wait, check)
+    with deadline.paused():
+        answer = await ask_elicitor(state.elicitor, request, wait, check)
     seconds = state.clock.now() - asked
     state.emit(ElicitationAnswered(request=request, answer=answer, step=step, seconds=seconds))
     return answer

@@ -13,6 +13,7 @@ import anyio
 
 from ._approve import ask_approval, or_inf
 from ._elicit import elicit
+from ._pause import PausableDeadline
 from ._sampling import sample
 from ._state import RunState
 from ._untrusted import safe_text
@@ -166,20 +167,22 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
     per_tool = limits.tool_timeouts.get(tool.own_name) or limits.tool_timeouts.get(tool.name)
     timeout = tool.timeout or per_tool or limits.tool_timeout
     bounded = state.bounded(timeout)
+    scope = anyio.move_on_after(or_inf(bounded))
+    deadline = PausableDeadline(scope, state.run_ends)
     context = ToolContext(
         run_id=state.run_id,
         call_id=call.id,
         step=step,
         idempotency_key=state.ids.idempotency_key(call.id),
         deps=state.deps,
-        elicit=functools.partial(elicit, state, step),
-        sample=functools.partial(sample, state, step),
+        elicit=functools.partial(elicit, state, step, deadline),
+        sample=functools.partial(sample, state, step, deadline),
     )
     started = state.clock.now()
     state.started.add(call.id)
     is_error = True
     content = ""
-    with anyio.move_on_after(or_inf(bounded)) as scope:
+    with scope:
         try:
             content = await tool.invoke(ready.arguments, context)
             is_error = False

@@ -11,6 +11,7 @@ import anyio
 
 from ._approve import ask_approval
 from ._assemble import ResponseBuilder
+from ._pause import PausableDeadline
 from ._state import RunState
 from .approval import Decline, Edit
 from .errors import ProviderError
@@ -58,7 +59,14 @@ class SamplingRefused(Exception):
     """Nothing was sampled: the message says why (declined, over budget, the model failed)."""
 
 
-async def sample(state: RunState, step: int, request: SamplingRequest) -> Sampled:
+async def sample(
+    state: RunState, step: int, deadline: PausableDeadline, request: SamplingRequest
+) -> Sampled:
+    with deadline.paused():
+        return await _sample(state, step, request)
+
+
+async def _sample(state: RunState, step: int, request: SamplingRequest) -> Sampled:
     asked = state.clock.now()
     answered = _Recorder(state, step, request, asked)
     call = ToolCall(

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import anyio
 
 from ._loopguard import LoopGuard
 from ._redact import redact
@@ -58,6 +61,11 @@ class RunState:
 
     def remaining(self) -> float | None:
         return None if self.deadline is None else self.deadline - self.clock.now()
+
+    def run_ends(self) -> float:
+        """The run's deadline on the event loop's clock (infinite without a run timeout)."""
+        remaining = self.remaining()
+        return math.inf if remaining is None else anyio.current_time() + max(remaining, 0.0)
 
     def bounded(self, seconds: float | None) -> float | None:
         """`seconds`, shortened to what is left of the run's wall-clock budget."""

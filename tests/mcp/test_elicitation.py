@@ -154,3 +154,28 @@ def test_a_legacy_server_request_reaches_the_elicitor_of_the_call_waiting() -> N
         "trigger-elicitation-request",
         result.calls[0].call.id,
     )
+
+
+async def slow_person(request: ElicitationRequest) -> ElicitationAnswer:
+    await anyio.sleep(1.5)
+    return ElicitationAnswer(action="accept", content={"date": "friday"})
+
+
+def test_the_time_the_person_takes_is_not_the_tools() -> None:
+    model = ScriptedModel([turn(("book_table", {"restaurant": "Chez Nous"})), "done"])
+    server = python_server("asking_server.py", trusted=True, timeout=1.0)
+    agent = Agent(
+        model,
+        [server],
+        approver=lambda request: Approve(),
+        elicitor=slow_person,
+        limits=Limits(tool_timeout=1.0),
+    )
+    assert booked(agent) == "booked Chez Nous on friday for 2 (terrace: False)"
+
+
+def test_the_runs_own_time_limit_still_holds_while_the_person_thinks() -> None:
+    agent = booking_agent(slow_person, limits=Limits(timeout=0.8, tool_timeout=30))
+    result = agent.run_sync("book")
+    assert result.stop_reason == "timeout"
+    assert result.calls[0].result.is_error

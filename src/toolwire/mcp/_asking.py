@@ -12,6 +12,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
+from .._pause import PausableDeadline
 from ..elicitation import Check, ElicitationRequest
 from ..messages import Message
 from ..tools import ToolContext
@@ -29,6 +32,8 @@ logger = logging.getLogger("toolwire.mcp")
 class WaitingCall:
     tool: str
     context: ToolContext
+    deadline: PausableDeadline
+    """The call's own deadline on this server: it waits while the host answers the server."""
 
 
 _CURRENT: ContextVar[WaitingCall | None] = ContextVar("toolwire_mcp_call", default=None)
@@ -44,8 +49,8 @@ class WaitingCalls:
         self._calls: dict[object, WaitingCall] = {}
 
     @contextmanager
-    def waiting(self, tool: str, context: ToolContext) -> Iterator[None]:
-        call = WaitingCall(tool, context)
+    def waiting(self, tool: str, context: ToolContext, scope: anyio.CancelScope) -> Iterator[None]:
+        call = WaitingCall(tool, context, PausableDeadline(scope))
         key = object()
         self._calls[key] = call
         token = _CURRENT.set(call)
@@ -86,7 +91,8 @@ def elicitation_callback(server: str, calls: WaitingCalls) -> ElicitationFnT:
             except ValueError as error:
                 return mt.ErrorData(code=mt.INVALID_PARAMS, message=str(error))
             request = _request(server, call, params.message, mode="form", schema=schema)
-        got = await call.context.elicit(request, check)
+        with call.deadline.paused():
+            got = await call.context.elicit(request, check)
         content = None if got.content is None else dict(got.content)
         return mt.ElicitResult(action=got.action, content=content)
 
@@ -139,7 +145,8 @@ def sampling_callback(server: str, calls: WaitingCalls) -> SamplingFnT:
         except ValueError as problem:
             return mt.ErrorData(code=mt.INVALID_PARAMS, message=str(problem))
         try:
-            sampled = await call.context.sample(request)
+            with call.deadline.paused():
+                sampled = await call.context.sample(request)
         except SamplingRefused as refused:
             return mt.ErrorData(code=_REFUSED, message=str(refused))
         return mt.CreateMessageResult(

@@ -351,11 +351,12 @@ class MCPServer(Toolset):
             conn = await supervisor.connection_before(deadline)
             statuses = conn.http_statuses.count
             result = None
+            scope = anyio.move_on_at(deadline + _GRACE)
             try:
                 with (
-                    anyio.move_on_at(deadline + _GRACE),
+                    scope,
                     conn.awaiting_answer(),
-                    self._waiting.waiting(remote.name, context),
+                    self._waiting.waiting(remote.name, context, scope),
                 ):
                     result = await conn.client.call_tool(
                         remote.mcp_name,
