@@ -11,6 +11,7 @@ import anyio.lowlevel
 import pytest
 
 from toolwire import Agent, Approve, Limits, ScriptedModel
+from toolwire.cli import main
 from toolwire.elicitation import ElicitationAnswer, ElicitationRequest
 from toolwire.log import RunLog
 from toolwire.mcp import MCPServer
@@ -102,8 +103,8 @@ def test_an_answer_that_does_not_fit_the_form_is_cancelled_and_says_why(tmp_path
     assert row.answered_by.startswith("app (invalid answer: seats: 40 is greater than")
 
 
-def test_who_answered_what_is_in_the_run_log(tmp_path: Path) -> None:
-    log = RunLog(tmp_path / "runs.db")
+def test_who_answered_what_is_in_the_run_log(capsys: pytest.CaptureFixture[str]) -> None:
+    log = RunLog()  # where `toolwire logs` reads
 
     def person(request: ElicitationRequest) -> ElicitationAnswer:
         return ElicitationAnswer(action="accept", content={"date": "sunday"}, by="web:alice")
@@ -114,6 +115,12 @@ def test_who_answered_what_is_in_the_run_log(tmp_path: Path) -> None:
     assert (row.mode, row.action, row.answered_by) == ("form", "accept", "web:alice")
     assert row.content == {"date": "sunday", "seats": 2, "terrace": False}
     assert row.seconds >= 0
+    assert main(["logs", result.run_id]) == 0
+    shown = capsys.readouterr().out
+    assert (
+        "? asking_server asked Book a table: which day, and how many seats?: accept by web:alice"
+        in shown
+    )
 
 
 def test_a_url_is_shown_whole_and_only_consent_goes_back() -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from toolwire import Agent, ApprovalRequest, Approve, Decline, Edit, Limits, ScriptedModel
+from toolwire.cli import main
 from toolwire.log import RunLog
 from toolwire.mcp import MCPServer
 
@@ -35,14 +36,16 @@ def test_off_unless_allowed_so_the_model_is_never_asked() -> None:
     assert len(model.requests) == 2
 
 
-def test_an_approved_request_runs_through_the_agents_model_and_is_logged(tmp_path: Path) -> None:
+def test_an_approved_request_runs_through_the_agents_model_and_is_logged(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     shown: list[ApprovalRequest] = []
 
     def approver(request: ApprovalRequest) -> Approve:
         shown.append(request)
         return Approve(by="test:person")
 
-    log = RunLog(tmp_path / "runs.db")
+    log = RunLog()  # where `toolwire logs` reads
     result, model = run(approver, log=log)
     assert result.calls[0].result.content == "summary by scripted: A cat story."
     sampled = model.requests[1]
@@ -63,6 +66,10 @@ def test_an_approved_request_runs_through_the_agents_model_and_is_logged(tmp_pat
     assert (row.decided_by, row.refused, row.output) == ("test:person", None, "A cat story.")
     assert row.server == "asking_server" and row.output_tokens > 0
     assert row.call_id == result.calls[0].call.id
+    assert main(["logs", result.run_id]) == 0
+    assert (
+        "? asking_server sampled the model [test:person]: A cat story." in capsys.readouterr().out
+    )
 
 
 def test_a_declined_request_never_reaches_the_model(tmp_path: Path) -> None:
