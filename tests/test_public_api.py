@@ -18,6 +18,7 @@ PACKAGES = [
     "toolwire.limits",
     "toolwire.approval",
     "toolwire.elicitation",
+    "toolwire.sampling",
     "toolwire.run",
     "toolwire.clock",
     "toolwire.mcp",

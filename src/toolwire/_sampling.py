@@ -4,7 +4,6 @@ call, run through the agent's own model within the run's limits, counted and rec
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import anyio
@@ -15,48 +14,14 @@ from ._pause import PausableDeadline
 from ._state import RunState
 from .approval import Decline, Edit
 from .errors import ProviderError
-from .events import FinishReason, SamplingAnswered, UsageReported
+from .events import SamplingAnswered, UsageReported
 from .messages import Message, ToolCall, Usage
 from .models import ModelRequest, ModelSettings
+from .sampling import Sampled, SamplingRefused, SamplingRequest
 from .tools import ToolDefinition
 
 SAMPLING = "sampling"
 """The name an approver sees: the request is shown like a call of this tool."""
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class SamplingRequest:
-    server: str
-    tool: str
-    """The tool whose call is waiting for the completion."""
-    run_id: str
-    call_id: str
-    messages: tuple[Message, ...]
-    """User and assistant text turns."""
-    system_prompt: str | None = None
-    max_tokens: int
-    temperature: float | None = None
-    stop: tuple[str, ...] = ()
-
-    def arguments(self) -> dict[str, Any]:
-        """What the approver sees, and may edit."""
-        return {
-            "server": self.server,
-            "system_prompt": self.system_prompt,
-            "messages": [{"role": m.role, "text": m.text} for m in self.messages],
-            "max_tokens": self.max_tokens,
-        }
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Sampled:
-    text: str
-    model: str
-    finish_reason: FinishReason | None
-
-
-class SamplingRefused(Exception):
-    """Nothing was sampled: the message says why (declined, over budget, the model failed)."""
 
 
 async def sample(

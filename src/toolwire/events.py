@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from .messages import Message, ToolCall, ToolResult, Usage
 
 if TYPE_CHECKING:
-    from ._sampling import SamplingRequest
     from .elicitation import ElicitationAnswer, ElicitationRequest
     from .run import RunResult
+    from .sampling import SamplingRequest
     from .tools import SideEffect
 
 __all__ = [

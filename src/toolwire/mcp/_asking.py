@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import mcp.types as mt
     from mcp.client.session import ClientRequestContext, ElicitationFnT, SamplingFnT
 
-    from .._sampling import SamplingRequest
+    from ..sampling import SamplingRequest
 
 logger = logging.getLogger("toolwire.mcp")
 
@@ -132,7 +132,7 @@ def _checker(schema: Mapping[str, Any]) -> Check:
 def sampling_callback(server: str, calls: WaitingCalls) -> SamplingFnT:
     import mcp.types as mt
 
-    from .._sampling import SamplingRefused
+    from ..sampling import SamplingRefused
 
     async def answer(
         context: ClientRequestContext, params: mt.CreateMessageRequestParams
@@ -168,7 +168,7 @@ def _sampling_request(
 ) -> SamplingRequest:
     import mcp.types as mt
 
-    from .._sampling import SamplingRequest
+    from ..sampling import SamplingRequest
 
     if params.tools or params.tool_choice:
         raise ValueError("sampling with tools is not supported by this host")

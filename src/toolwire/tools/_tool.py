@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from ..errors import UsageError
 
 if TYPE_CHECKING:
-    from .._sampling import Sampled, SamplingRequest
     from ..elicitation import Check, ElicitationAnswer, ElicitationRequest
+    from ..sampling import Sampled, SamplingRequest
 
     Elicit: TypeAlias = Callable[[ElicitationRequest, Check | None], Awaitable[ElicitationAnswer]]
     Sample: TypeAlias = Callable[[SamplingRequest], Awaitable[Sampled]]
