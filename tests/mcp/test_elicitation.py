@@ -13,6 +13,7 @@ import pytest
 from toolwire import Agent, Approve, Limits, ScriptedModel
 from toolwire.cli import main
 from toolwire.elicitation import ElicitationAnswer, ElicitationRequest
+from toolwire.errors import UsageError
 from toolwire.log import RunLog
 from toolwire.mcp import MCPServer
 
@@ -186,3 +187,18 @@ def test_the_runs_own_time_limit_still_holds_while_the_person_thinks() -> None:
     result = agent.run_sync("book")
     assert result.stop_reason == "timeout"
     assert result.calls[0].result.is_error
+
+
+def test_an_elicitor_returning_something_else_is_the_applications_error() -> None:
+    agent = booking_agent(lambda request: "yes")
+    with pytest.raises(UsageError, match="an elicitor must return an ElicitationAnswer"):
+        agent.run_sync("book")
+
+
+def test_an_elicitor_that_raises_fails_the_call_with_its_own_error() -> None:
+    def broken(request: ElicitationRequest) -> ElicitationAnswer:
+        raise RuntimeError("the form service is down")
+
+    result = booking_agent(broken).run_sync("book")
+    assert result.calls[0].result.is_error
+    assert result.calls[0].result.content == "RuntimeError: the form service is down"

@@ -28,12 +28,32 @@ if TYPE_CHECKING:
 logger = logging.getLogger("toolwire.mcp")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class WaitingCall:
     tool: str
     context: ToolContext
     deadline: PausableDeadline
     """The call's own deadline on this server: it waits while the host answers the server."""
+    failure: Exception | None = None
+    """What the application raised while answering (its elicitor, say): the SDK turns it into a
+    failed request, but it is the application's error, not the server's."""
+
+    @contextmanager
+    def answering(self) -> Iterator[None]:
+        with self.deadline.paused():
+            try:
+                yield
+            except Exception as error:
+                self.failure = error
+                raise
+
+
+class AnswerFailed(Exception):
+    """The call failed because answering the server did: `error` is what the application raised."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 _CURRENT: ContextVar[WaitingCall | None] = ContextVar("toolwire_mcp_call", default=None)
@@ -56,13 +76,19 @@ class WaitingCalls:
         token = _CURRENT.set(call)
         try:
             yield
+        except Exception:
+            if call.failure is None:
+                raise
         finally:
             _CURRENT.reset(token)
             del self._calls[key]
+        # Whatever the server made of it, the application's error is the call's outcome.
+        if call.failure is not None:
+            raise AnswerFailed(call.failure)
 
     def asking(self) -> WaitingCall | None:
         current = _CURRENT.get()
-        if current is not None:
+        if current is not None and current in self._calls.values():
             return current
         runs = {call.context.run_id for call in self._calls.values()}
         return next(iter(self._calls.values())) if len(runs) == 1 else None
@@ -91,7 +117,7 @@ def elicitation_callback(server: str, calls: WaitingCalls) -> ElicitationFnT:
             except ValueError as error:
                 return mt.ErrorData(code=mt.INVALID_PARAMS, message=str(error))
             request = _request(server, call, params.message, mode="form", schema=schema)
-        with call.deadline.paused():
+        with call.answering():
             got = await call.context.elicit(request, check)
         content = None if got.content is None else dict(got.content)
         return mt.ElicitResult(action=got.action, content=content)
@@ -144,11 +170,11 @@ def sampling_callback(server: str, calls: WaitingCalls) -> SamplingFnT:
             request = _sampling_request(server, call, params)
         except ValueError as problem:
             return mt.ErrorData(code=mt.INVALID_PARAMS, message=str(problem))
-        try:
-            with call.deadline.paused():
+        with call.answering():
+            try:
                 sampled = await call.context.sample(request)
-        except SamplingRefused as refused:
-            return mt.ErrorData(code=_REFUSED, message=str(refused))
+            except SamplingRefused as refused:
+                return mt.ErrorData(code=_REFUSED, message=str(refused))
         return mt.CreateMessageResult(
             role="assistant",
             content=mt.TextContent(type="text", text=sampled.text),

@@ -16,7 +16,7 @@ from .._redact import REDACTED, redact
 from ..errors import RunError, ToolError, UsageError
 from ..tools import Tool, ToolContext, Toolset
 from ..tools._patterns import NamePatterns
-from ._asking import WaitingCalls
+from ._asking import AnswerFailed, WaitingCalls
 from ._catalogue import Policy, RemoteTool, build_tools
 from ._failures import classify
 from ._params import HTTPParams, ServerParams, StdioParams, TokenSource, secret_values
@@ -350,20 +350,10 @@ class MCPServer(Toolset):
         while True:
             conn = await supervisor.connection_before(deadline)
             statuses = conn.http_statuses.count
-            result = None
-            scope = anyio.move_on_at(deadline + _GRACE)
             try:
-                with (
-                    scope,
-                    conn.awaiting_answer(),
-                    self._waiting.waiting(remote.name, context, scope),
-                ):
-                    result = await conn.client.call_tool(
-                        remote.mcp_name,
-                        dict(arguments),
-                        read_timeout_seconds=max(deadline - anyio.current_time(), 0.001),
-                        progress_callback=progress,
-                    )
+                result = await self._send(conn, remote, arguments, context, deadline, progress)
+            except AnswerFailed as failed:
+                raise failed.error from None
             except Exception as error:
                 failure = classify(error, conn.http_statuses.since(statuses))
                 if failure.kind == "lost":
@@ -389,6 +379,26 @@ class MCPServer(Toolset):
             if result is None:
                 raise ToolError(self._timed_out(timeout))
             return self._render(result)
+
+    async def _send(
+        self,
+        conn: Connection,
+        remote: RemoteTool,
+        arguments: Mapping[str, Any],
+        context: ToolContext,
+        deadline: float,
+        progress: Any,
+    ) -> mt.CallToolResult | None:
+        """The server's result, or None when our own deadline (trailing the SDK's) passed."""
+        scope = anyio.move_on_at(deadline + _GRACE)
+        with scope, conn.awaiting_answer(), self._waiting.waiting(remote.name, context, scope):
+            return await conn.client.call_tool(
+                remote.mcp_name,
+                dict(arguments),
+                read_timeout_seconds=max(deadline - anyio.current_time(), 0.001),
+                progress_callback=progress,
+            )
+        return None
 
     def _render(self, result: mt.CallToolResult) -> str:
         try:
