@@ -17,6 +17,8 @@ PACKAGES = [
     "toolwire.errors",
     "toolwire.limits",
     "toolwire.approval",
+    "toolwire.elicitation",
+    "toolwire.sampling",
     "toolwire.run",
     "toolwire.clock",
     "toolwire.mcp",

@@ -8,6 +8,7 @@ loops until the model answers, inside hard `Limits`.
 from .agent import Agent, EventSink, describe_tools
 from .approval import ApprovalRequest, Approve, Approver, Decision, Decline, Edit
 from .clock import Clock, EventLoopClock
+from .elicitation import ElicitationAnswer, ElicitationRequest, Elicitor
 from .errors import (
     InvalidArguments,
     ProviderError,
@@ -33,6 +34,9 @@ __all__ = [
     "Decision",
     "Decline",
     "Edit",
+    "ElicitationAnswer",
+    "ElicitationRequest",
+    "Elicitor",
     "EventLoopClock",
     "EventSink",
     "Injected",

@@ -4,19 +4,22 @@ result per call, whatever happens."""
 from __future__ import annotations
 
 import functools
-import inspect
 import threading
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
+from ._approve import ask_approval, or_inf
+from ._elicit import elicit
+from ._pause import PausableDeadline
+from ._sampling import sample
 from ._state import RunState
 from ._untrusted import safe_text
-from .approval import ApprovalRequest, Approve, Approver, Decision, Decline, Edit
+from .approval import Decline, Edit
 from .errors import InvalidArguments, ToolError, UsageError
-from .events import ApprovalDecided, ApprovalRequested, ToolCallReady, ToolResultReady
+from .events import ToolCallReady, ToolResultReady
 from .messages import ToolCall, ToolResult
 from .run import CallRecord
 from .tools import Tool, ToolContext
@@ -138,7 +141,7 @@ async def _prepare(
     decided = None
     if tool.needs_approval:
         asked = state.clock.now()
-        decision = await _approval(state, call, tool, arguments)
+        decision = await ask_approval(state, call, tool.definition, tool.side_effect, arguments)
         edited = decision.arguments if isinstance(decision, Edit) else None
         decided = _Decided(decision.by, state.clock.now() - asked, edited)
         if isinstance(decision, Decline):
@@ -149,54 +152,6 @@ async def _prepare(
             except InvalidArguments as invalid:
                 return error(f"The approver's edited arguments are invalid: {invalid}", decided)
     return _Ready(call, tool, arguments, loop_key, decided)
-
-
-async def _approval(
-    state: RunState, call: ToolCall, tool: Tool, arguments: Mapping[str, Any]
-) -> Decision:
-    state.emit(ApprovalRequested(call=call, side_effect=tool.side_effect))
-    decision: Decision | bool
-    if state.approver is None:
-        decision = Decline(
-            message="this tool needs approval and no approver is configured",
-            by="policy:no-approver",
-        )
-    else:
-        request = ApprovalRequest(
-            call=call,
-            tool=tool.definition,
-            arguments=arguments,
-            side_effect=tool.side_effect,
-            run_id=state.run_id,
-        )
-        decision = Decline(message="no decision in time", by="policy:approval-timeout")
-        with anyio.move_on_after(_or_inf(state.bounded(state.limits.approval_timeout))):
-            decision = await _ask(state.approver, request)
-    if isinstance(decision, bool):
-        decision = Approve() if decision else Decline()
-    state.emit(
-        ApprovalDecided(
-            call=call,
-            approved=not isinstance(decision, Decline),
-            decided_by=decision.by,
-            message=decision.message if isinstance(decision, Decline) else None,
-            edited_arguments=decision.arguments if isinstance(decision, Edit) else None,
-        )
-    )
-    return decision
-
-
-async def _ask(approver: Approver, request: ApprovalRequest) -> Decision | bool:
-    answer: Decision | bool | Awaitable[Decision | bool]
-    if inspect.iscoroutinefunction(approver):
-        answer = approver(request)
-    else:
-        # A sync approver may block (a person at a prompt): in a worker thread the approval
-        # timeout can fire meanwhile, and an answer arriving later is dropped with the thread.
-        answer = await anyio.to_thread.run_sync(
-            functools.partial(approver, request), abandon_on_cancel=True
-        )
-    return await answer if inspect.isawaitable(answer) else answer
 
 
 async def _run_limited(
@@ -212,18 +167,22 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
     per_tool = limits.tool_timeouts.get(tool.own_name) or limits.tool_timeouts.get(tool.name)
     timeout = tool.timeout or per_tool or limits.tool_timeout
     bounded = state.bounded(timeout)
+    scope = anyio.move_on_after(or_inf(bounded))
+    deadline = PausableDeadline(scope, state.run_ends)
     context = ToolContext(
         run_id=state.run_id,
         call_id=call.id,
         step=step,
         idempotency_key=state.ids.idempotency_key(call.id),
         deps=state.deps,
+        elicit=functools.partial(elicit, state, step, deadline),
+        sample=functools.partial(sample, state, step, deadline),
     )
     started = state.clock.now()
     state.started.add(call.id)
     is_error = True
     content = ""
-    with anyio.move_on_after(_or_inf(bounded)) as scope:
+    with scope:
         try:
             content = await tool.invoke(ready.arguments, context)
             is_error = False
@@ -348,7 +307,3 @@ def _head_and_tail(content: str, limit: int) -> str:
     marker = f"\n[... {omitted} characters omitted; the full result is in the run log ...]\n"
     head = (limit * 2) // 3
     return content[:head] + marker + content[len(content) - (limit - head) :]
-
-
-def _or_inf(seconds: float | None) -> float:
-    return float("inf") if seconds is None else seconds

@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import anyio
 
 from ._loopguard import LoopGuard
 from ._redact import redact
 from .approval import Approver
 from .clock import Clock, IdSource
+from .elicitation import Elicitor
 from .events import RunEvent
 from .limits import Limits
-from .messages import ToolCall, ToolResult
+from .messages import ToolCall, ToolResult, Usage
 from .run import CallRecord
+
+if TYPE_CHECKING:
+    from .models import Model
 
 
 @dataclass(kw_only=True, slots=True)
@@ -25,6 +32,9 @@ class RunState:
     emit: Callable[[RunEvent], None]
     deps: Mapping[str, Any]
     approver: Approver | None
+    elicitor: Elicitor | None = None
+    model: Model | None = None
+    """The agent's model, for a tool that asks it for a completion (MCP sampling)."""
     secrets: list[str]
     """Values no error text may show (`_redact.run_secrets`)."""
     deadline: float | None
@@ -33,6 +43,8 @@ class RunState:
     answered: dict[str, tuple[ToolResult, CallRecord]] = field(default_factory=dict)
     """Results of the current turn so far, in finishing order, so a cancelled turn can still
     answer every call. Keyed by call id, which no two calls of a run share (`IdSource.call_id`)."""
+    usage: Usage = field(default_factory=Usage)
+    """Tokens spent so far: the loop's model requests, and completions tools asked for."""
     started: set[str] = field(default_factory=set)
     """Calls of the current turn whose tool began to run: cut off, they may have taken effect."""
 
@@ -49,6 +61,11 @@ class RunState:
 
     def remaining(self) -> float | None:
         return None if self.deadline is None else self.deadline - self.clock.now()
+
+    def run_ends(self) -> float:
+        """The run's deadline on the event loop's clock (infinite without a run timeout)."""
+        remaining = self.remaining()
+        return math.inf if remaining is None else anyio.current_time() + max(remaining, 0.0)
 
     def bounded(self, seconds: float | None) -> float | None:
         """`seconds`, shortened to what is left of the run's wall-clock budget."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -62,3 +63,24 @@ def _serve(loop: asyncio.AbstractEventLoop) -> None:
 
 
 sync_runner = SyncRunner()
+
+
+Q = TypeVar("Q")
+
+
+async def answer_of(ask: Callable[[Q], T | Awaitable[T]], request: Q) -> T:
+    """What a sync or async application callback (an approver, an elicitor) answers. A sync one
+    may block (a person at a prompt): in a worker thread a timeout can fire meanwhile, and an
+    answer arriving later is dropped with the thread."""
+    import inspect
+
+    import anyio.to_thread
+
+    answer: T | Awaitable[T]
+    if inspect.iscoroutinefunction(ask):
+        answer = ask(request)
+    else:
+        answer = await anyio.to_thread.run_sync(
+            functools.partial(ask, request), abandon_on_cancel=True
+        )
+    return await answer if inspect.isawaitable(answer) else answer

@@ -17,6 +17,7 @@ from ._state import RunState
 from ._sync import sync_runner
 from .approval import Approver
 from .clock import Clock, EventLoopClock, IdSource, new_run_id
+from .elicitation import Elicitor
 from .errors import ProviderError, UsageError
 from .events import (
     FinishReason,
@@ -29,7 +30,7 @@ from .events import (
     StopReason,
 )
 from .limits import Limits
-from .messages import Message, ToolCall, Usage
+from .messages import Message, ToolCall
 from .models import Model, ModelRequest, ModelSettings, NamedToolChoice, ToolChoice, get_model
 from .run import RunResult
 from .tools import FunctionToolset, Tool, ToolDefinition, Toolset
@@ -62,6 +63,7 @@ class Agent:
         instructions: str | None = None,
         limits: Limits | None = None,
         approver: Approver | None = None,
+        elicitor: Elicitor | None = None,
         tool_choice: ToolChoice | str = "auto",
         parallel_tool_calls: bool = True,
         settings: ModelSettings | None = None,
@@ -73,6 +75,7 @@ class Agent:
         self.instructions = instructions
         self.limits = limits or Limits()
         self.approver = approver
+        self.elicitor = elicitor
         self.tool_choice = _tool_choice(tool_choice)
         self.parallel_tool_calls = parallel_tool_calls
         self.settings = settings or ModelSettings()
@@ -131,6 +134,8 @@ class Agent:
             emit=emit,
             deps=deps or {},
             approver=self.approver,
+            elicitor=self.elicitor,
+            model=self.model,
             secrets=run_secrets(deps or {}),
             deadline=None if limits.timeout is None else clock.now() + limits.timeout,
             guard=LoopGuard(limits.loop_threshold),
@@ -268,7 +273,6 @@ class _Loop:
         self.agent = agent
         self.state = state
         self.messages = messages
-        self.usage = Usage()
         self.step = 0
         self.stop: StopReason | None = None
         self.finish_reason: FinishReason | None = None
@@ -316,7 +320,7 @@ class _Loop:
             response = await self._request(request)
             if response is None:
                 break
-            self.usage = self.usage + response.usage
+            self.state.usage = self.state.usage + response.usage
             self.finish_reason = response.finish_reason
             self._add(response.message)
             calls = response.message.tool_calls
@@ -376,7 +380,7 @@ class _Loop:
         return builder.finish()
 
     def _limit_reached(self) -> StopReason | None:
-        state, limits, usage = self.state, self.state.limits, self.usage
+        state, limits, usage = self.state, self.state.limits, self.state.usage
         if state.guard.tripped:
             return "loop_detected"
         remaining = state.remaining()
@@ -415,7 +419,7 @@ class _Loop:
             stop_reason=stop,
             messages=tuple(self.messages),
             calls=tuple(self.state.records),
-            usage=self.usage,
+            usage=self.state.usage,
             steps=self.step,
             # Redacted here, where the run's error is made, so no sink (the log, a terminal,
             # --json) ever holds an API key a provider or proxy echoed back.

@@ -14,13 +14,16 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from .messages import Message, ToolCall, ToolResult, Usage
 
 if TYPE_CHECKING:
+    from .elicitation import ElicitationAnswer, ElicitationRequest
     from .run import RunResult
+    from .sampling import SamplingRequest
     from .tools import SideEffect
 
 __all__ = [
     "ApprovalDecided",
     "ApprovalRequested",
     "CallCorrected",
+    "ElicitationAnswered",
     "FinishReason",
     "MessageAdded",
     "ModelEvent",
@@ -30,6 +33,7 @@ __all__ = [
     "RunEvent",
     "RunFinished",
     "RunStarted",
+    "SamplingAnswered",
     "StepStarted",
     "StopReason",
     "TextDelta",
@@ -203,6 +207,34 @@ class ApprovalDecided:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class ElicitationAnswered:
+    """A tool asked the person for input during a call, and this is the answer that went back
+    (`answer.by` says who gave it; `seconds` how long it took)."""
+
+    request: ElicitationRequest
+    answer: ElicitationAnswer
+    step: int
+    seconds: float
+    kind: Literal["elicitation_answered"] = "elicitation_answered"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SamplingAnswered:
+    """A tool asked the run's model for a completion during a call (MCP sampling): who decided,
+    and what went back (`refused` says why nothing did). The tokens count in the run's usage."""
+
+    request: SamplingRequest
+    decided_by: str
+    refused: str | None
+    text: str | None
+    model: str | None
+    usage: Usage
+    step: int
+    seconds: float
+    kind: Literal["sampling_answered"] = "sampling_answered"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolResultReady:
     """The one result of a call. `full_content` is set when `result.content` was cut to the size
     limit; the run log keeps it whole. `duration` is the tool's run time; `decision_time` the
@@ -237,6 +269,8 @@ RunEvent: TypeAlias = (
     | ToolCallReady
     | ApprovalRequested
     | ApprovalDecided
+    | ElicitationAnswered
+    | SamplingAnswered
     | ToolResultReady
     | RunFinished
 )

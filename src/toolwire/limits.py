@@ -26,7 +26,8 @@ class Limits:
     - `loop_threshold`: the same call (tool + canonical arguments) or the same error text this many
       times gets a warning result instead; once more stops the run (`loop_detected`).
     - `max_concurrency`: read-only calls of one turn running at once.
-    - `approval_timeout`: seconds to wait for an approval before the call counts as declined.
+    - `approval_timeout`: seconds to wait for an approval before the call counts as declined,
+      and for an answer to a tool's question to the person (elicitation) before it is cancelled.
     - `max_retries`, `retry_base_delay`, `retry_max_delay`: provider failures, with exponential
       backoff and jitter; a Retry-After from the provider wins when longer.
     """

@@ -50,6 +50,7 @@ def test_a_config_gives_one_toolset_of_its_servers(monkeypatch: pytest.MonkeyPat
                     "token": "${NOTES_TOKEN}",
                     "hidden": ["save_run_summary"],
                     "requires_approval": False,
+                    "sampling": True,
                     "description": "written by another host; ignored",
                 },
                 "off": {"command": "nothing-here", "disabled": True},
@@ -68,6 +69,7 @@ def test_a_config_gives_one_toolset_of_its_servers(monkeypatch: pytest.MonkeyPat
     params = server_of(notes).params
     assert isinstance(params, HTTPParams) and params.token == "tok-123456"
     assert server_of(notes).policy.requires_approval is False
+    assert server_of(notes).sampling and not time_server.sampling
 
 
 def test_a_config_file_and_vs_code_style_servers_key(tmp_path: Path) -> None:
@@ -103,6 +105,7 @@ def test_a_config_file_and_vs_code_style_servers_key(tmp_path: Path) -> None:
         ({"mcpServers": {"a": {"url": "ftp://h/x"}}}, "must be http(s)://host"),
         ({"mcpServers": {"a": {"url": "http://h", "token": "${NOPE_NOT_SET}"}}}, "NOPE_NOT_SET is"),
         ({"mcpServers": {"a": {"command": "  "}}}, "needs a command"),
+        ({"mcpServers": {"a": {"command": "x", "sampling": "yes"}}}, "a.sampling: must be"),
     ],
 )
 def test_bad_configs_are_refused_with_the_place_to_fix(config: Any, message: str) -> None:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from toolwire.errors import InvalidArguments
 from toolwire.mcp._names import model_name
-from toolwire.mcp._schema import make_validate, prepare_schema
+from toolwire.mcp._schema import drop_unwanted_nulls, make_validate, prepare_schema
 
 PROVIDER_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -167,3 +167,52 @@ def test_any_arguments_are_either_accepted_or_refused_with_paths(arguments: dict
         errors = ((".", "accepted"),)
     assert errors
     assert all(isinstance(path, str) and message for path, message in errors)
+
+
+NULLS_SCHEMA = {
+    "type": "object",
+    "$defs": {"flag": {"type": "boolean"}},
+    "properties": {
+        "query": {"type": "string"},
+        "verbose": {"$ref": "#/$defs/flag"},
+        "limit": {"type": "integer", "default": 10},
+        "label": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+
+
+def test_a_null_for_an_optional_parameter_that_refuses_null_is_left_out() -> None:
+    _, validator = prepare_schema(NULLS_SCHEMA)
+    validate = make_validate(validator)
+    given = {"query": "q", "verbose": None, "limit": None, "label": None}
+    assert validate(given) == {"query": "q", "label": None}
+    assert given["verbose"] is None  # the model's own arguments are not changed
+
+
+def test_a_null_for_a_required_parameter_is_still_an_error_to_fix() -> None:
+    assert errors_for(NULLS_SCHEMA, {"query": None})[0][0] == "query"
+
+
+_TYPES = ["string", "integer", "boolean", "number", ["string", "null"], "null", "array"]
+
+
+@given(
+    st.lists(st.sampled_from(range(len(_TYPES))), min_size=1, max_size=6),
+    st.data(),
+)
+@settings(max_examples=60, deadline=None)
+def test_only_nulls_the_schema_refuses_for_optional_parameters_are_dropped(
+    kinds: list[int], data: st.DataObject
+) -> None:
+    properties = {f"p{i}": {"type": _TYPES[kind]} for i, kind in enumerate(kinds)}
+    required = data.draw(st.lists(st.sampled_from(sorted(properties)), unique=True))
+    nulls = data.draw(st.lists(st.sampled_from(sorted(properties)), unique=True))
+    schema = {"type": "object", "properties": properties, "required": required}
+    _, validator = prepare_schema(schema)
+    arguments = dict.fromkeys(nulls)
+    kept = drop_unwanted_nulls(validator, arguments)
+    for name in nulls:
+        accepts_null = "null" in properties[name]["type"]
+        assert (name in kept) == (accepts_null or name in required)

@@ -31,7 +31,9 @@ def test_server_everything() -> None:
     async def run() -> None:
         async with server:
             tools = by_name(await server.get_tools())
-            assert len(tools) == 13
+            # 13, and the two that ask the host for input, since it can answer (elicitation).
+            assert len(tools) == 15
+            assert {"trigger-elicitation-request", "trigger-url-elicitation"} <= set(tools)
             assert tools["echo"].side_effect == "read_only"
             # The TS SDK puts a draft-07 `$schema` on every input schema; it is honoured.
             assert tools["echo"].parameters["$schema"].startswith("http://json-schema.org/draft-07")

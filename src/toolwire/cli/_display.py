@@ -13,9 +13,11 @@ from typing import Any, TextIO
 from ..events import (
     ApprovalDecided,
     CallCorrected,
+    ElicitationAnswered,
     RetryScheduled,
     RunEvent,
     RunFinished,
+    SamplingAnswered,
     StepStarted,
     TextDelta,
     ToolCallReady,
@@ -101,6 +103,14 @@ class Display:
                 self._note(f"✎ {one_line(event.name)}: {correction}")
         elif isinstance(event, ApprovalDecided):
             self._note(_decision(event))
+        elif isinstance(event, ElicitationAnswered):
+            asker = one_line(event.request.server)
+            answer = f"{event.answer.action} by {one_line(event.answer.by)}"
+            self._note(f"  ? {asker} asked for input: {answer}")
+        elif isinstance(event, SamplingAnswered):
+            asker = one_line(event.request.server)
+            outcome = one_line(event.refused) if event.refused else preview(event.text or "")
+            self._note(f"  ? {asker} asked the model for a completion: {outcome}")
         elif isinstance(event, ToolResultReady):
             mark = "✗" if event.result.is_error else "←"
             took = f"{event.duration:.2f} s"

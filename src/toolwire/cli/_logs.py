@@ -58,6 +58,7 @@ def _show_run(log: RunLog, args: argparse.Namespace) -> int:
         raise UsageError(f"no single run matches {args.run!r}")
     calls = log.calls(run.id)
     corrections = log.corrections(run.id)
+    elicitations, samplings = log.elicitations(run.id), log.samplings(run.id)
     if args.json:
         print(
             json.dumps(
@@ -65,6 +66,8 @@ def _show_run(log: RunLog, args: argparse.Namespace) -> int:
                     **dataclasses.asdict(run),
                     "calls": [dataclasses.asdict(c) for c in calls],
                     "corrections": [dataclasses.asdict(c) for c in corrections],
+                    "elicitations": [dataclasses.asdict(e) for e in elicitations],
+                    "samplings": [dataclasses.asdict(s) for s in samplings],
                 },
                 ensure_ascii=False,
             )
@@ -81,6 +84,13 @@ def _show_run(log: RunLog, args: argparse.Namespace) -> int:
             print(f"    edited to {compact(call.edited_arguments)}")
         for correction in (c for c in corrections if c.call_id == call.call_id):
             print(f"    {describe_correction(correction.written, correction.changes)}")
+        for asked in (e for e in elicitations if e.call_id == call.call_id):
+            answer = f"{asked.action} by {one_line(asked.answered_by)}"
+            print(f"    ? {one_line(asked.server)} asked {preview(asked.message)}: {answer}")
+        for sampled in (s for s in samplings if s.call_id == call.call_id):
+            outcome = one_line(sampled.refused or "") or preview(sampled.output or "")
+            who = one_line(sampled.decided_by)
+            print(f"    ? {one_line(sampled.server)} sampled the model [{who}]: {outcome}")
         print(f"    {mark} {preview(call.result)} ({call.duration:.2f} s)")
     for dropped in (c for c in corrections if c.call_id is None):
         note = describe_dropped(dropped.name, dropped.written, dropped.changes)

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..agent import Agent, ToolLike
 from ..approval import Approver
+from ..elicitation import Elicitor
 from ..errors import UsageError
 from ..limits import Limits
 from ..tools import Tool, Toolset
@@ -173,7 +174,9 @@ def _import(target: str) -> Any:
         ) from None
 
 
-def build_agent(args: argparse.Namespace, approver: Approver | None) -> Agent:
+def build_agent(
+    args: argparse.Namespace, approver: Approver | None, elicitor: Elicitor | None = None
+) -> Agent:
     from ..log import RunLog
     from ..models import get_model, model_providers
 
@@ -196,6 +199,7 @@ def build_agent(args: argparse.Namespace, approver: Approver | None) -> Agent:
         instructions=args.instructions,
         limits=limits,
         approver=approver,
+        elicitor=elicitor,
         log=None if args.no_log else RunLog(),
     )
 

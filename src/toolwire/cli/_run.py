@@ -11,10 +11,12 @@ import anyio
 import anyio.to_thread
 
 from ..approval import ApprovalRequest, Approve, Approver, Decision, Decline, Edit
+from ..elicitation import Elicitor
 from ..errors import UsageError
 from ..messages import Message
 from ..run import RunResult
 from ._display import Display, compact, one_line, result_json
+from ._elicit import terminal_elicitor
 from ._options import add_agent_options, build_agent, choose_approver, limits_from, require_text
 
 EXIT_CODES = {"answer": 0, "error": 1, "cancelled": 130}
@@ -43,7 +45,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    async with build_agent(args, choose_approver(args, terminal_approver)) as agent:
+    async with build_agent(args, choose_approver(args, terminal_approver), _elicitor()) as agent:
         if args.json:
             result = await agent.run(args.prompt)
             print(json.dumps(result_json(result), ensure_ascii=False))
@@ -62,7 +64,7 @@ async def _chat(args: argparse.Namespace) -> int:
     display = Display(limits_from(args))
     history: tuple[Message, ...] = ()
     print("toolwire chat: an empty line or Ctrl-D ends it.", file=sys.stderr)
-    async with build_agent(args, choose_approver(args, terminal_approver)) as agent:
+    async with build_agent(args, choose_approver(args, terminal_approver), _elicitor()) as agent:
         while True:
             try:
                 prompt = await anyio.to_thread.run_sync(_ask, "> ")
@@ -77,6 +79,12 @@ async def _chat(args: argparse.Namespace) -> int:
 
 def exit_code(result: RunResult) -> int:
     return EXIT_CODES.get(result.stop_reason, EXIT_LIMIT)
+
+
+def _elicitor() -> Elicitor | None:
+    """A server's questions are the person's to answer: with no terminal, nobody answers them
+    (they are declined), whatever `--approve` says."""
+    return terminal_elicitor(_ask) if sys.stdin.isatty() else None
 
 
 def terminal_approver() -> Approver:

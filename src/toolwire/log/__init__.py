@@ -19,17 +19,27 @@ import pydantic_core
 from .._untrusted import load_json
 from ..events import (
     CallCorrected,
+    ElicitationAnswered,
     MessageAdded,
     RunEvent,
     RunFinished,
     RunStarted,
+    SamplingAnswered,
     StepStarted,
     ToolResultReady,
     UsageReported,
 )
 from ..messages import Usage
 
-__all__ = ["CallRow", "CorrectionRow", "RunLog", "RunRow", "default_log_path"]
+__all__ = [
+    "CallRow",
+    "CorrectionRow",
+    "ElicitationRow",
+    "RunLog",
+    "RunRow",
+    "SamplingRow",
+    "default_log_path",
+]
 
 DATA_DIR_ENV = "TOOLWIRE_DATA_DIR"
 BUSY_TIMEOUT = 5.0
@@ -82,6 +92,25 @@ MIGRATIONS: list[tuple[str, ...]] = [
     (
         "ALTER TABLE tool_calls ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE tool_calls ADD COLUMN decision_time REAL",
+    ),
+    # What tools asked of the run during a call (MCP): the person for input (elicitation) and
+    # who answered; the run's model for a completion (sampling) and who allowed it.
+    (
+        """
+    CREATE TABLE elicitations (
+        run_id TEXT NOT NULL REFERENCES runs(id), call_id TEXT NOT NULL, seq INTEGER NOT NULL,
+        step INTEGER NOT NULL, server TEXT NOT NULL, mode TEXT NOT NULL, message TEXT NOT NULL,
+        url TEXT, action TEXT NOT NULL, content TEXT, answered_by TEXT NOT NULL,
+        seconds REAL NOT NULL, answered_at REAL NOT NULL, PRIMARY KEY (run_id, call_id, seq)
+    )""",
+        """
+    CREATE TABLE samplings (
+        run_id TEXT NOT NULL REFERENCES runs(id), call_id TEXT NOT NULL, seq INTEGER NOT NULL,
+        step INTEGER NOT NULL, server TEXT NOT NULL, request TEXT NOT NULL,
+        decided_by TEXT NOT NULL, refused TEXT, output TEXT, model TEXT,
+        input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, seconds REAL NOT NULL,
+        answered_at REAL NOT NULL, PRIMARY KEY (run_id, call_id, seq)
+    )""",
     ),
 ]
 
@@ -138,6 +167,40 @@ class CorrectionRow:
     written: Any
     """The arguments the model wrote."""
     changes: list[str]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ElicitationRow:
+    """A tool's question to the person during a call, and the answer that went back."""
+
+    call_id: str
+    step: int
+    server: str
+    mode: str
+    message: str
+    url: str | None
+    action: str
+    content: Any | None
+    answered_by: str
+    seconds: float
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SamplingRow:
+    """A tool's request for a completion from the run's model during a call, and its outcome."""
+
+    call_id: str
+    step: int
+    server: str
+    request: Any
+    """What the approver was shown: the messages, system prompt and token limit."""
+    decided_by: str
+    refused: str | None
+    output: str | None
+    model: str | None
+    input_tokens: int
+    output_tokens: int
+    seconds: float
 
 
 class RunLog:
@@ -202,6 +265,10 @@ class RunLog:
             )
         elif isinstance(event, CallCorrected):
             self._record_correction(run_id, event)
+        elif isinstance(event, ElicitationAnswered):
+            self._record_elicitation(run_id, event)
+        elif isinstance(event, SamplingAnswered):
+            self._record_sampling(run_id, event)
         elif isinstance(event, StepStarted):
             self._steps[run_id] = event.step
             self._step_usage[run_id] = Usage()
@@ -254,6 +321,53 @@ class RunLog:
                 event.name,
                 _json(event.written),
                 _json(list(event.changes)),
+            ),
+        )
+
+    def _record_elicitation(self, run_id: str, event: ElicitationAnswered) -> None:
+        request, answer = event.request, event.answer
+        self._db.execute(
+            "INSERT INTO elicitations VALUES (?, ?, (SELECT COUNT(*) FROM elicitations"
+            " WHERE run_id = ? AND call_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run_id,
+                request.call_id,
+                run_id,
+                request.call_id,
+                event.step,
+                request.server,
+                request.mode,
+                request.message,
+                request.url,
+                answer.action,
+                None if answer.content is None else _json(answer.content),
+                answer.by,
+                event.seconds,
+                time.time(),
+            ),
+        )
+
+    def _record_sampling(self, run_id: str, event: SamplingAnswered) -> None:
+        request = event.request
+        self._db.execute(
+            "INSERT INTO samplings VALUES (?, ?, (SELECT COUNT(*) FROM samplings"
+            " WHERE run_id = ? AND call_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run_id,
+                request.call_id,
+                run_id,
+                request.call_id,
+                event.step,
+                request.server,
+                _json(request.arguments()),
+                event.decided_by,
+                event.refused,
+                event.text,
+                event.model,
+                event.usage.input_tokens,
+                event.usage.output_tokens,
+                event.seconds,
+                time.time(),
             ),
         )
 
@@ -336,6 +450,52 @@ class RunLog:
         return [
             CorrectionRow(
                 step=r[0], call_id=r[1], name=r[2], written=_parse(r[3]), changes=_parse(r[4])
+            )
+            for r in rows
+        ]
+
+    def elicitations(self, run_id: str) -> list[ElicitationRow]:
+        rows = self._db.execute(
+            "SELECT call_id, step, server, mode, message, url, action, content, answered_by,"
+            " seconds FROM elicitations WHERE run_id = ? ORDER BY answered_at, seq",
+            (run_id,),
+        ).fetchall()
+        return [
+            ElicitationRow(
+                call_id=r[0],
+                step=r[1],
+                server=r[2],
+                mode=r[3],
+                message=r[4],
+                url=r[5],
+                action=r[6],
+                content=None if r[7] is None else _parse(r[7]),
+                answered_by=r[8],
+                seconds=r[9],
+            )
+            for r in rows
+        ]
+
+    def samplings(self, run_id: str) -> list[SamplingRow]:
+        rows = self._db.execute(
+            "SELECT call_id, step, server, request, decided_by, refused, output, model,"
+            " input_tokens, output_tokens, seconds FROM samplings WHERE run_id = ?"
+            " ORDER BY answered_at, seq",
+            (run_id,),
+        ).fetchall()
+        return [
+            SamplingRow(
+                call_id=r[0],
+                step=r[1],
+                server=r[2],
+                request=_parse(r[3]),
+                decided_by=r[4],
+                refused=r[5],
+                output=r[6],
+                model=r[7],
+                input_tokens=r[8],
+                output_tokens=r[9],
+                seconds=r[10],
             )
             for r in rows
         ]

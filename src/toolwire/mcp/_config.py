@@ -38,6 +38,7 @@ _OPTION_KEYS = {
     "requires_approval",
     "required",
     "disabled",
+    "sampling",
 }
 # Keys other hosts write that mean nothing here; anything else unknown is an error (a typo must
 # not silently turn, say, `trusted` off).
@@ -102,6 +103,7 @@ def _server(
         connect_timeout=_seconds(entry, "connect_timeout", path) or 30.0,
         requires_approval=_option(entry, "requires_approval", bool, path, None),
         required=_option(entry, "required", bool, path, True),
+        sampling=_option(entry, "sampling", bool, path, False),
         on_progress=on_progress,
     )
     hidden = _names(entry, "hidden", path)

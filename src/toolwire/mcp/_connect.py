@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import AsyncIterator, Callable, Generator, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping
 from contextlib import (
     AbstractAsyncContextManager,
     AsyncExitStack,
@@ -84,6 +84,7 @@ async def open_connection(
     errlog: TextIO,
     http_statuses: HTTPStatuses,
     seen_secret: Callable[[str], None],
+    callbacks: Mapping[str, Any],
 ) -> AsyncIterator[Connection]:
     """Connect and negotiate (both protocol eras). The caller bounds the time this takes."""
     lost = anyio.Event()
@@ -110,6 +111,7 @@ async def open_connection(
             client_info=mt.Implementation(name="toolwire", version=installed_version()),
             # Our catalogue is the cache (refreshed on list_changed, reconnects and TTL expiry).
             cache=None,
+            **callbacks,
         )
         connection = await stack.enter_async_context(client)
         yield Connection(client=connection, lost=lost, http_statuses=http_statuses)

@@ -61,12 +61,39 @@ def _prepare(key: str) -> tuple[dict[str, Any], SchemaValidator]:
 
 def make_validate(validator: SchemaValidator) -> Validator:
     def validate(arguments: Mapping[str, Any]) -> Mapping[str, Any]:
+        arguments = drop_unwanted_nulls(validator, arguments)
         errors = _describe(validator.iter_errors(arguments))
         if errors:
             raise InvalidArguments(errors)
         return arguments
 
     return validate
+
+
+def drop_unwanted_nulls(
+    validator: SchemaValidator, arguments: Mapping[str, Any]
+) -> Mapping[str, Any]:
+    """`arguments` without a `null` given for an optional parameter whose schema refuses null.
+
+    Models in strict mode (OpenAI's) must send every parameter, so they write `null` for one
+    they mean to leave out; the server's schema says "absent", not "null". A null the schema
+    accepts is kept (it may mean something), and a null for a required parameter stays, so the
+    model hears which argument to fix."""
+    properties = validator.schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return arguments
+    required = validator.schema.get("required", ())
+    unwanted = [
+        name
+        for name, value in arguments.items()
+        if value is None
+        and name not in required
+        and name in properties
+        and next(validator.descend(None, properties[name], path=name), None) is not None
+    ]
+    if not unwanted:
+        return arguments
+    return {name: value for name, value in arguments.items() if name not in unwanted}
 
 
 def _check_size_and_refs(schema: Mapping[str, Any]) -> None:

@@ -16,6 +16,7 @@ from .._redact import REDACTED, redact
 from ..errors import RunError, ToolError, UsageError
 from ..tools import Tool, ToolContext, Toolset
 from ..tools._patterns import NamePatterns
+from ._asking import AnswerFailed, WaitingCalls
 from ._catalogue import Policy, RemoteTool, build_tools
 from ._failures import classify
 from ._params import HTTPParams, ServerParams, StdioParams, TokenSource, secret_values
@@ -87,6 +88,9 @@ class MCPServer(Toolset):
         required: if the first connection fails, raise (default) or keep retrying in the
             background while the run goes on without these tools.
         on_progress: called with a `ToolProgress` for every progress notification.
+        sampling: let the server ask the run's model for completions during its calls (off by
+            default: the capability is not even offered). Each request is shown to the
+            approver like a call, runs within the run's limits and is logged.
         stderr: where a stdio server's stderr goes (default: kept, and its last lines shown if
             the server fails to start).
     """
@@ -105,6 +109,7 @@ class MCPServer(Toolset):
         requires_approval: bool | None = None,
         required: bool = True,
         on_progress: ProgressCallback | None = None,
+        sampling: bool = False,
         stderr: TextIO | None = None,
     ) -> None:
         require_sdk()
@@ -127,8 +132,10 @@ class MCPServer(Toolset):
         self.connect_timeout = connect_timeout
         self.required = required
         self.on_progress = on_progress
+        self.sampling = sampling
         self.stderr = stderr
         self._secrets = set(secret_values(params))
+        self._waiting = WaitingCalls()
         self._refs = 0
         self._opening: anyio.Event | None = None
         self._supervisor: Supervisor | None = None
@@ -253,7 +260,19 @@ class MCPServer(Toolset):
             tools_changed=self._mark_stale,
             seen_secret=self._secrets.add,
             secrets=self._secret_list,
+            callbacks=self._callbacks(),
         )
+
+    def _callbacks(self) -> dict[str, Any]:
+        """What the SDK client answers for the server; each one it is given, it also declares."""
+        from ._asking import elicitation_callback, sampling_callback
+
+        callbacks: dict[str, Any] = {
+            "elicitation_callback": elicitation_callback(self.name, self._waiting)
+        }
+        if self.sampling:
+            callbacks["sampling_callback"] = sampling_callback(self.name, self._waiting)
+        return callbacks
 
     def _secret_list(self) -> list[str]:
         return list(self._secrets)
@@ -331,15 +350,10 @@ class MCPServer(Toolset):
         while True:
             conn = await supervisor.connection_before(deadline)
             statuses = conn.http_statuses.count
-            result = None
             try:
-                with anyio.move_on_at(deadline + _GRACE), conn.awaiting_answer():
-                    result = await conn.client.call_tool(
-                        remote.mcp_name,
-                        dict(arguments),
-                        read_timeout_seconds=max(deadline - anyio.current_time(), 0.001),
-                        progress_callback=progress,
-                    )
+                result = await self._send(conn, remote, arguments, context, deadline, progress)
+            except AnswerFailed as failed:
+                raise failed.error from None
             except Exception as error:
                 failure = classify(error, conn.http_statuses.since(statuses))
                 if failure.kind == "lost":
@@ -365,6 +379,26 @@ class MCPServer(Toolset):
             if result is None:
                 raise ToolError(self._timed_out(timeout))
             return self._render(result)
+
+    async def _send(
+        self,
+        conn: Connection,
+        remote: RemoteTool,
+        arguments: Mapping[str, Any],
+        context: ToolContext,
+        deadline: float,
+        progress: Any,
+    ) -> mt.CallToolResult | None:
+        """The server's result, or None when our own deadline (trailing the SDK's) passed."""
+        scope = anyio.move_on_at(deadline + _GRACE)
+        with scope, conn.awaiting_answer(), self._waiting.waiting(remote.name, context, scope):
+            return await conn.client.call_tool(
+                remote.mcp_name,
+                dict(arguments),
+                read_timeout_seconds=max(deadline - anyio.current_time(), 0.001),
+                progress_callback=progress,
+            )
+        return None
 
     def _render(self, result: mt.CallToolResult) -> str:
         try:

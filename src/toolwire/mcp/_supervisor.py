@@ -8,9 +8,9 @@ import logging
 import math
 import random
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import nullcontext
-from typing import Literal, TextIO, TypeAlias
+from typing import Any, Literal, TextIO, TypeAlias
 
 import anyio
 import mcp.types as mt
@@ -74,6 +74,7 @@ class Supervisor:
         tools_changed: Callable[[], None],
         seen_secret: Callable[[str], None],
         secrets: Callable[[], list[str]],
+        callbacks: Mapping[str, Any],
     ) -> None:
         self.name = name
         self.params = params
@@ -84,6 +85,8 @@ class Supervisor:
         self.tools_changed = tools_changed
         self.seen_secret = seen_secret
         self.secrets = secrets
+        self.callbacks = callbacks
+        """The SDK client's callbacks for what the server asks of the host (elicitation...)."""
         self.state: State = "stopped"
         self.connection: Connection | None = None
         self.listening = False
@@ -220,6 +223,7 @@ class Supervisor:
                         errlog=errlog,
                         http_statuses=statuses,
                         seen_secret=self.seen_secret,
+                        callbacks=self.callbacks,
                     ) as conn:
                         await self.prepare(conn)
                         scope.deadline = math.inf

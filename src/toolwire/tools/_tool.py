@@ -4,9 +4,16 @@ import dataclasses
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..elicitation import Check, ElicitationAnswer, ElicitationRequest
+    from ..sampling import Sampled, SamplingRequest
+
+    Elicit: TypeAlias = Callable[[ElicitationRequest, Check | None], Awaitable[ElicitationAnswer]]
+    Sample: TypeAlias = Callable[[SamplingRequest], Awaitable[Sampled]]
 
 SideEffect: TypeAlias = Literal["read_only", "idempotent", "destructive"]
 """What running a tool may change. It decides concurrency (only read-only calls of a turn run
@@ -42,6 +49,11 @@ class ToolContext:
     step: int
     idempotency_key: str
     deps: Mapping[str, Any] = field(default_factory=dict)
+    elicit: Elicit | None = None
+    """Asks the person running the agent for input (`toolwire.elicitation`); None outside a run."""
+    sample: Sample | None = None
+    """Asks the run's model for a completion, once the approver allows it (raises
+    `SamplingRefused` otherwise); None outside a run."""
 
     def lookup(self, key: str) -> Any:
         if key in CONTEXT_KEYS:
