@@ -244,8 +244,7 @@ def _web_approver() -> Approver:
 
     async def ask(request: ApprovalRequest) -> Decision:
         print(
-            f"waiting for approval of {one_line(request.tool.name)} on the web page "
-            "(toolwire ui)",
+            f"waiting for approval of {one_line(request.tool.name)} on the web page (toolwire ui)",
             file=sys.stderr,
         )
         return await wait(request)

@@ -430,9 +430,27 @@ class RunLog:
             (run_id,),
         )
         return [
-            StepRow(step=r[0], started_at=r[1], input_tokens=r[2], output_tokens=r[3])
-            for r in rows
+            StepRow(step=r[0], started_at=r[1], input_tokens=r[2], output_tokens=r[3]) for r in rows
         ]
+
+    def changes(self, run_id: str | None = None) -> tuple[Any, ...]:
+        """A marker that differs once a run (without `run_id`: any run) was written to, for a
+        live view to compare before it redraws. Cheap: index seeks and counts of one run's
+        rows, or of the runs and approvals still open."""
+        tables = ("messages", "tool_calls", "usage", "step_times", "approvals")
+        if run_id is None:
+            latest = ", ".join(f"(SELECT max(rowid) FROM {t})" for t in ("runs", *tables))
+            query = (
+                f"SELECT {latest}, (SELECT count(*) FROM runs WHERE finished_at IS NULL),"
+                " (SELECT count(*) FROM approvals WHERE answer IS NULL)"
+            )
+            return tuple(self._db.execute(query).fetchone())
+        latest = ", ".join(f"(SELECT max(rowid) FROM {t} WHERE run_id = ?1)" for t in tables)
+        query = (
+            f"SELECT {latest}, (SELECT finished_at FROM runs WHERE id = ?1),"
+            " (SELECT count(*) FROM approvals WHERE run_id = ?1 AND answer IS NULL)"
+        )
+        return tuple(self._db.execute(query, (run_id,)).fetchone())
 
     def post_approval(self, request: ApprovalRequest) -> None:
         _approvals.post(self._db, request, _json)
