@@ -26,9 +26,12 @@ STATIC = Path(__file__).parent / "static"
 MAX_ANSWER_BYTES = 1_000_000
 
 
-def create_app(path: Path, *, token: str | None = None, hosts: frozenset[str] = frozenset()) -> Any:
+def create_app(
+    path: Path, *, token: str | None = None, hosts: frozenset[str] = frozenset()
+) -> Guard:
     """The ASGI app over the run log at `path`. `hosts`: the Host headers accepted (empty: any);
-    `token`: required on every request when set (see `Guard`)."""
+    `token`: required on every request when set (see `Guard`). Call its `close()` before
+    stopping the server."""
     RunLog(path).close()  # creates or upgrades the log before anything reads it
     watcher = LogWatcher(path)
 
@@ -53,7 +56,7 @@ def create_app(path: Path, *, token: str | None = None, hosts: frozenset[str] = 
         Mount("/static", StaticFiles(directory=STATIC)),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
-    return Guard(app, token=token, hosts=hosts)
+    return Guard(app, token=token, hosts=hosts, on_close=watcher.close)
 
 
 @contextmanager

@@ -24,10 +24,19 @@ COOKIE = "toolwire_token"
 
 
 class Guard:
-    def __init__(self, app: ASGIApp, *, token: str | None, hosts: frozenset[str]) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        token: str | None,
+        hosts: frozenset[str],
+        on_close: Callable[[], None] = lambda: None,
+    ) -> None:
         self.app = app
         self.token = token
         self.hosts = hosts
+        self.close = on_close
+        """Call before stopping the server: ends the live feeds it would otherwise wait for."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

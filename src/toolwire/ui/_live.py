@@ -30,15 +30,21 @@ class LogWatcher:
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._interval = interval
         self._changed = anyio.Event()
+        self.closed = False
+
+    def close(self) -> None:
+        """Ends every feed within one interval, so a server shutting down has no streams to
+        wait for. Callable from any thread (a signal handler's)."""
+        self.closed = True
 
     async def watch(self) -> None:
-        """Runs for the server's lifetime (cancelled at shutdown)."""
+        """Runs for the server's lifetime."""
         try:
             version = self._version()
-            while True:
+            while not self.closed:
                 await anyio.sleep(self._interval)
                 current = self._version()
-                if current != version:
+                if current != version or self.closed:
                     version = current
                     self._changed.set()
                     self._changed = anyio.Event()
@@ -62,7 +68,7 @@ async def feed(
     log = await anyio.to_thread.run_sync(RunLog, path)
     try:
         last: Any = None
-        while True:
+        while not watcher.closed:
             current = await anyio.to_thread.run_sync(marker, log)
             if current != last:
                 last = current

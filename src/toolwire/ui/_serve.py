@@ -9,7 +9,9 @@ import socket
 import sys
 import threading
 import webbrowser
+from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 
 import uvicorn
 
@@ -50,7 +52,19 @@ def serve(
     if open_browser:
         threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)
-    uvicorn.Server(config).run(sockets=[listening])
+    _Server(config, app.close).run(sockets=[listening])
+
+
+class _Server(uvicorn.Server):
+    """Ends the live feeds as soon as it is told to stop (Ctrl-C, SIGTERM)."""
+
+    def __init__(self, config: uvicorn.Config, closing: Callable[[], None]) -> None:
+        super().__init__(config)
+        self.closing = closing
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        self.closing()
+        super().handle_exit(sig, frame)
 
 
 def _loopback_names(port: int) -> set[str]:

@@ -50,6 +50,7 @@ async function showAll(button) {
 
 async function answer(form, kind) {
   const status = form.querySelector(".status");
+  status.textContent = "";
   const body = { answer: kind };
   if (kind === "decline") body.message = form.elements.message.value;
   if (kind === "edit") {
