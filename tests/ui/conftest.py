@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import socket
+import sys
 import threading
 import time
 import urllib.error
@@ -70,6 +73,12 @@ def seed(path: Path) -> dict[str, str]:
     plain = Agent(ScriptedModel(["hello"], name="scripted-b"), [], log=log).run_sync("say hi")
     log.close()
     return {"hostile": hostile, "plain": plain.run_id}
+
+
+def toolwire_command(*args: str) -> list[str]:
+    executable = shutil.which("toolwire", path=os.path.dirname(sys.executable))
+    assert executable, "the toolwire console script is installed"
+    return [executable, *args]
 
 
 @dataclass

@@ -11,14 +11,13 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.ui.conftest import HOSTILE, LONG
+from tests.ui.conftest import HOSTILE, LONG, toolwire_command
 
 CHROMIUM = shutil.which("chromium")
 DRIVER = shutil.which("chromedriver")
@@ -38,12 +37,6 @@ def delete(path: str, force: bool = False) -> str:
     """Delete a file."""
     return f"deleted {path}" + (" (forced)" if force else "")
 '''
-
-
-def toolwire_command(*args: str) -> list[str]:
-    executable = shutil.which("toolwire", path=os.path.dirname(sys.executable))
-    assert executable, "the toolwire console script is installed"
-    return [executable, *args]
 
 
 @pytest.fixture
