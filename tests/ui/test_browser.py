@@ -25,6 +25,7 @@ pytestmark = pytest.mark.skipif(
     not (CHROMIUM and DRIVER), reason="needs chromium and chromium-driver (scripts/test installs)"
 )
 webdriver = pytest.importorskip("selenium.webdriver")
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -70,7 +71,11 @@ def ui(seeded: tuple[Path, dict[str, str]]) -> Iterator[str]:
 
 
 def until(driver: Any, check: Callable[[Any], Any], seconds: float = 10) -> Any:
-    return WebDriverWait(driver, seconds, poll_frequency=0.05).until(check)
+    """The first true result of `check`, retried while the live page redraws under it."""
+    wait = WebDriverWait(
+        driver, seconds, poll_frequency=0.05, ignored_exceptions=[StaleElementReferenceException]
+    )
+    return wait.until(check)
 
 
 def screenshot(driver: Any, name: str) -> None:
@@ -84,12 +89,10 @@ def test_a_logged_run_is_read_and_what_a_tool_wrote_stays_text(
 ) -> None:
     _, ids = seeded
     browser.get(ui)
-    rows = browser.find_elements(By.CSS_SELECTOR, "table.runs tbody tr")
-    assert [r.find_element(By.TAG_NAME, "a").text for r in rows] == [
-        ids["plain"][:12],
-        ids["hostile"][:12],
-    ]
-    rows[1].find_element(By.TAG_NAME, "a").click()
+    runs = "table.runs tbody td:first-child a"
+    listed = until(browser, lambda d: [a.text for a in d.find_elements(By.CSS_SELECTOR, runs)])
+    assert listed == [ids["plain"][:12], ids["hostile"][:12]]
+    until(browser, lambda d: _click(d, f'a[href="/runs/{ids["hostile"]}"]'))
     until(browser, lambda d: ids["hostile"] in d.find_element(By.TAG_NAME, "h1").text)
     results = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "pre.result")]
     assert results[0] == HOSTILE and "disk full" in results[2]
@@ -101,7 +104,8 @@ def test_a_logged_run_is_read_and_what_a_tool_wrote_stays_text(
     browser.find_element(By.CSS_SELECTOR, "[data-full]").click()
     until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "pre.result")[1].text == LONG.strip())
     browser.get(ui + "?model=scripted-b")
-    assert len(browser.find_elements(By.CSS_SELECTOR, "table.runs tbody tr")) == 1
+    listed = until(browser, lambda d: [a.text for a in d.find_elements(By.CSS_SELECTOR, runs)])
+    assert listed == [ids["plain"][:12]]
 
 
 def test_a_live_run_is_followed_and_answered_on_the_page(
@@ -127,13 +131,13 @@ def test_a_live_run_is_followed_and_answered_on_the_page(
     )
     try:
         # The list page, open before the run began, shows the call waiting.
-        form = until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "form.approval"))[0]
-        assert "delete waits for approval" in form.text and "destructive" in form.text
+        waiting = until(browser, lambda d: _waiting_text(d))
+        assert "delete waits for approval" in waiting and "destructive" in waiting
         screenshot(browser, "ui-runs.png")
-        form.find_element(By.CSS_SELECTOR, "a").click()
+        until(browser, lambda d: _click(d, "form.approval a"))
         until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".call.waiting"))
         screenshot(browser, "ui-approval.png")
-        browser.find_element(By.CSS_SELECTOR, "button[data-answer=approve]").click()
+        until(browser, lambda d: _click(d, "button[data-answer=approve]"))
         # The page follows the run: the first call's result, then the second call waiting.
         until(browser, lambda d: "deleted a.txt" in d.find_element(By.ID, "live").text)
         until(browser, lambda d: "c.txt" in _waiting_text(d))
@@ -150,6 +154,11 @@ def test_a_live_run_is_followed_and_answered_on_the_page(
         if run.poll() is None:
             run.kill()
             run.communicate()
+
+
+def _click(driver: Any, selector: str) -> bool:
+    driver.find_element(By.CSS_SELECTOR, selector).click()
+    return True
 
 
 def _waiting_text(driver: Any) -> str:

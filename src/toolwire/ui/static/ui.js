@@ -5,7 +5,6 @@
 function follow(live) {
   if (live.hasAttribute("data-done")) return;
   const feed = new EventSource(live.dataset.feed);
-  let first = true;
   let busy = false;
   let again = false;
   async function redraw() {
@@ -20,22 +19,22 @@ function follow(live) {
     }
     if (live.querySelector("[data-finished]")) feed.close();
   }
-  feed.addEventListener("change", () => {
-    // The first event describes the page as it was drawn.
-    if (first) { first = false; return; }
-    redraw();
-  });
+  // The first event comes at once: the log may have changed since the page was drawn.
+  feed.addEventListener("change", redraw);
 }
 
-// Parts a person is working with (an answer being typed, a result opened in full) are kept.
+// Parts that do not change once drawn, and that a person may be working with (an answer being
+// typed, a result opened in full), are kept as they are while they stay on the page.
 function swap(live, html) {
   const kept = new Map();
   for (const node of live.querySelectorAll("[data-keep]")) kept.set(node.dataset.keep, node);
+  const focused = document.activeElement;
   live.innerHTML = html;
   for (const node of live.querySelectorAll("[data-keep]")) {
     const old = kept.get(node.dataset.keep);
-    if (old && (old.dataset.touched || old.dataset.expanded)) node.replaceWith(old);
+    if (old) node.replaceWith(old);
   }
+  if (focused instanceof HTMLElement && live.contains(focused)) focused.focus();
 }
 
 async function showAll(button) {
@@ -44,7 +43,6 @@ async function showAll(button) {
   if (!response.ok) { button.textContent = "could not load the result"; return; }
   const call = await response.json();
   box.querySelector("pre.result").textContent = call.result;
-  box.dataset.expanded = "1";
   button.remove();
 }
 
@@ -73,7 +71,6 @@ async function answer(form, kind) {
   status.className = response.ok ? "status sent" : "status error";
   if (response.ok) {
     for (const control of form.querySelectorAll("button, input, textarea")) control.disabled = true;
-    delete form.dataset.touched;
   }
 }
 
@@ -83,14 +80,6 @@ document.addEventListener("click", event => {
   if (target.dataset.full) showAll(target);
   if (target.dataset.answer) answer(target.closest("form"), target.dataset.answer);
 });
-document.addEventListener("input", event => {
-  const form = event.target instanceof HTMLElement && event.target.closest("form.approval");
-  if (form) form.dataset.touched = "1";
-});
-document.addEventListener("toggle", event => {
-  const form = event.target instanceof HTMLElement && event.target.closest("form.approval");
-  if (form) form.dataset.touched = "1";
-}, true);
 document.addEventListener("submit", event => {
   if (event.target.closest("form.approval")) event.preventDefault();
 });
