@@ -122,9 +122,10 @@ def test_a_live_run_is_followed_and_answered_on_the_page(
     ]
     (tmp_path / "turns.json").write_text(json.dumps(turns))
     browser.get(ui)
-    command = ["run", "tidy up", "--model", f"scripted:{tmp_path / 'turns.json'}"]
+    command = ["run", "tidy up", "--model", "scripted:turns.json", "--tools", "tools.py"]
     run = subprocess.Popen(
-        toolwire_command(*command, "--tools", str(tmp_path / "tools.py"), "--approve", "web"),
+        toolwire_command(*command, "--approve", "web"),
+        cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

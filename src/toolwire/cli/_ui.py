@@ -8,13 +8,18 @@ from typing import Any
 
 from ..errors import UsageError
 
+DEFAULT_PORT = 8765
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "ui", help="a local web page: runs, live runs, and calls waiting for approval"
     )
     parser.add_argument(
-        "--port", type=_port, default=8765, help="port to listen on (default 8765; 0: any free one)"
+        "--port",
+        type=_port,
+        default=DEFAULT_PORT,
+        help=f"port to listen on (default {DEFAULT_PORT}; 0: any free one)",
     )
     parser.add_argument(
         "--host",

@@ -18,7 +18,6 @@ import uvicorn
 from ..errors import UsageError
 from ._app import create_app
 
-DEFAULT_PORT = 8765
 LOOPBACK = "127.0.0.1"
 
 
@@ -34,11 +33,11 @@ def is_loopback(host: str) -> bool:
 def serve(
     path: Path,
     *,
+    port: int,
     host: str = LOOPBACK,
-    port: int = DEFAULT_PORT,
     open_browser: bool = True,
 ) -> None:
-    """Serve the run log at `path` until interrupted."""
+    """Serve the run log at `path` until interrupted (`port` 0: any free one)."""
     listening = _bind(host, port)
     port = listening.getsockname()[1]
     token = None if is_loopback(host) else secrets.token_urlsafe(24)
