@@ -123,6 +123,8 @@ def test_answers_come_as_json_from_this_page_only(served: Served) -> None:
     assert status == 415
     status, reply = served.post("/api/runs/r/approvals/c", {"answer": "approve"})
     assert status == 409 and "not waiting" in reply["error"]
+    huge = {"answer": "edit", "arguments": {"text": "x" * 2_000_000}}
+    assert served.post("/api/runs/r/approvals/c", huge)[0] == 413
 
 
 def test_the_feed_sends_a_change_when_the_run_is_written(

@@ -18,7 +18,9 @@ from toolwire.models import ScriptedCall
 
 
 def _agent(log: RunLog, arguments: dict[str, Any], **limits: Any) -> Agent:
-    turns = [Turn(tool_calls=[ScriptedCall(name="delete", arguments=arguments)]), "finished"]
+    # A provider's call id may hold a slash; the page's addresses must carry it.
+    call = ScriptedCall(name="delete", arguments=arguments, id="calls/1")
+    turns = [Turn(tool_calls=[call]), "finished"]
     return Agent(
         ScriptedModel(turns), [delete], log=log, approver=log_approver(log), limits=Limits(**limits)
     )

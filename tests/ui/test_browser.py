@@ -115,7 +115,7 @@ def test_a_live_run_is_followed_and_answered_on_the_page(
     turns = [
         {
             "text": "First a.txt.",
-            "tool_calls": [{"name": "delete", "arguments": {"path": "a.txt"}}],
+            "tool_calls": [{"name": "delete", "arguments": {"path": "a.txt"}, "id": "calls/1"}],
         },
         {"text": "Now c.txt.", "tool_calls": [{"name": "delete", "arguments": {"path": "c.txt"}}]},
         {"text": "Both gone."},
