@@ -9,8 +9,9 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from tests.ui.conftest import HOSTILE, LONG, Served, request, start, stop
-from toolwire.events import StepStarted
+from toolwire.events import RunStarted, StepStarted
 from toolwire.log import RunLog
+from toolwire.ui._data import LIST_LIMIT
 
 
 def test_runs_are_listed_with_steps_tokens_and_time(
@@ -145,3 +146,16 @@ def test_the_feed_sends_a_change_when_the_run_is_written(
     second = json.loads(feed.readline().removeprefix(b"data: "))
     assert second != first and time.monotonic() - written < 2
     feed.close()
+
+
+def test_the_list_shows_the_latest_runs_and_says_so(served: Served) -> None:
+    log = RunLog(served.log_path)
+    for n in range(LIST_LIMIT):
+        run_id = f"extra-{n}"
+        log.record(run_id, RunStarted(run_id=run_id, model="m", prompt="p", started_at=2e9 + n))
+    log.close()
+    runs = served.json("/api/runs")
+    assert len(runs) == LIST_LIMIT and runs[0]["id"] == f"extra-{LIST_LIMIT - 1}"
+    assert runs[0]["running"] and runs[0]["steps"] is None
+    assert f"The latest {LIST_LIMIT} shown" in served.get("/")[2].decode()
+    assert "The latest" not in served.get("/?model=scripted-a")[2].decode()

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from ._data import STOP_REASONS, RunFilter
+from ._data import LIST_LIMIT, STOP_REASONS, RunFilter
 
 PREVIEW_CHARS = 600
 """A longer result is cut to this on the page; the rest is fetched when asked for."""
@@ -98,10 +98,13 @@ def runs_table(runs: list[dict[str, Any]]) -> str:
         f"<td class=num>{esc(seconds(r['seconds']))}</td></tr>"
         for r in runs
     )
+    more = ""
+    if len(runs) == LIST_LIMIT:
+        more = f"<p class=empty>The latest {LIST_LIMIT} shown: filter to find older runs.</p>"
     return (
         "<table class=runs><thead><tr><th>run</th><th>started</th><th>model</th><th>prompt</th>"
         "<th>end</th><th>steps</th><th>tokens</th><th>time</th></tr></thead>"
-        f"<tbody>{rows}</tbody></table>"
+        f"<tbody>{rows}</tbody></table>{more}"
     )
 
 
