@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 import urllib.request
 from datetime import date, timedelta
@@ -159,3 +160,18 @@ def test_the_list_shows_the_latest_runs_and_says_so(served: Served) -> None:
     assert runs[0]["running"] and runs[0]["steps"] is None
     assert f"The latest {LIST_LIMIT} shown" in served.get("/")[2].decode()
     assert "The latest" not in served.get("/?model=scripted-a")[2].decode()
+
+
+def test_a_run_logged_before_step_times_still_shows_its_steps(
+    served: Served, seeded: tuple[Path, dict[str, str]]
+) -> None:
+    path, ids = seeded
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("DELETE FROM step_times WHERE run_id = ?", (ids["hostile"],))
+    db.close()
+    first, second = served.json(f"/api/runs/{ids['hostile']}")["timeline"]
+    assert (first["step"], first["started_at"], first["seconds"]) == (1, None, None)
+    assert len(first["calls"]) == 3 and second["text"] == "Done: <i>two pages</i>."
+    assert first["input_tokens"] > 0
+    assert served.get(f"/runs/{ids['hostile']}")[0] == 200

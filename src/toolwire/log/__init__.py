@@ -181,7 +181,7 @@ class MessageRow:
 @dataclass(frozen=True, kw_only=True, slots=True)
 class StepRow:
     step: int
-    started_at: float
+    started_at: float | None
     input_tokens: int
     output_tokens: int
 
@@ -422,11 +422,16 @@ class RunLog:
         return [MessageRow(index=r[0], step=r[1], role=r[2], body=_parse(r[3])) for r in rows]
 
     def steps(self, run_id: str) -> list[StepRow]:
-        """Each step's start and tokens (a step whose usage is not reported yet has none)."""
+        """Each step's start and tokens so far. A run logged before step times were kept has
+        its steps, from its messages and usage, with no start."""
         rows = self._db.execute(
-            "SELECT t.step, t.started_at, coalesce(u.input_tokens, 0),"
-            " coalesce(u.output_tokens, 0) FROM step_times t LEFT JOIN usage u"
-            " ON u.run_id = t.run_id AND u.step = t.step WHERE t.run_id = ? ORDER BY t.step",
+            "WITH s(step) AS (SELECT step FROM step_times WHERE run_id = ?1"
+            " UNION SELECT step FROM usage WHERE run_id = ?1"
+            " UNION SELECT step FROM messages WHERE run_id = ?1 AND step > 0)"
+            " SELECT s.step, t.started_at, coalesce(u.input_tokens, 0),"
+            " coalesce(u.output_tokens, 0) FROM s"
+            " LEFT JOIN step_times t ON t.run_id = ?1 AND t.step = s.step"
+            " LEFT JOIN usage u ON u.run_id = ?1 AND u.step = s.step ORDER BY s.step",
             (run_id,),
         )
         return [

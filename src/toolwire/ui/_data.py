@@ -132,11 +132,14 @@ def _steps(rows: list[StepRow], messages: list[MessageRow], end: float) -> list[
     steps = []
     for i, row in enumerate(rows):
         finished = rows[i + 1].started_at if i + 1 < len(rows) else end
+        took = None
+        if row.started_at is not None and finished is not None:
+            took = max(0.0, finished - row.started_at)
         parts = replies.get(row.step, [])
         steps.append(
             {
                 **dataclasses.asdict(row),
-                "seconds": max(0.0, finished - row.started_at),
+                "seconds": took,
                 "replied": row.step in replies,
                 "text": "".join(p.get("text", "") for p in parts if p.get("kind") == "text"),
                 "reasoning": "".join(

@@ -63,12 +63,12 @@ def _bars(steps: list[dict[str, Any]]) -> str:
     if not steps:
         return ""
     most_tokens = max(s["input_tokens"] + s["output_tokens"] for s in steps) or 1
-    longest = max(s["seconds"] for s in steps) or 1.0
+    longest = max(s["seconds"] or 0.0 for s in steps) or 1.0
     rows = []
     for s in steps:
         given = 100 * s["input_tokens"] / most_tokens
         written = 100 * s["output_tokens"] / most_tokens
-        took = 100 * s["seconds"] / longest
+        took = 100 * (s["seconds"] or 0.0) / longest
         rows.append(
             f'<tr><th><a href="#step-{s["step"]}">step {s["step"]}</a></th>'
             f'<td><div class=bar><span class=in style="width:{given:.1f}%"></span>'
