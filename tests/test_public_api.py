@@ -25,6 +25,7 @@ PACKAGES = [
     "toolwire.textcalls",
     "toolwire.builtin",
     "toolwire.evals",
+    "toolwire.ui",
     "toolwire.models.openai_responses",
     "toolwire.models.openai_chat",
     "toolwire.models.anthropic",

@@ -17,7 +17,7 @@ from ..elicitation import Elicitor
 from ..errors import UsageError
 from ..limits import Limits
 from ..tools import Tool, Toolset
-from ._display import show_progress
+from ._display import one_line, show_progress
 
 DEFAULT_MODEL = "local"
 
@@ -80,9 +80,10 @@ def add_agent_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-tokens", type=positive_int, help="token budget for the run (total)")
     parser.add_argument(
         "--approve",
-        choices=["ask", "all", "none"],
+        choices=["ask", "all", "none", "web"],
         help="calls that need approval: ask on the terminal (default when there is one), "
-        "approve all, or decline all (default without a terminal)",
+        "approve all, decline all (default without a terminal), or wait for an answer on the "
+        "web page of `toolwire ui`",
     )
     parser.add_argument("--no-log", action="store_true", help="do not record the run")
 
@@ -226,6 +227,10 @@ def choose_approver(args: argparse.Namespace, ask: Callable[[], Approver]) -> Ap
         return lambda request: Decline(
             message="declined by policy (--approve=none)", by="cli:--approve=none"
         )
+    if args.approve == "web":
+        if args.no_log:
+            raise UsageError("--approve web is answered through the run log: drop --no-log")
+        return _web_approver()
     if sys.stdin.isatty():
         return ask()
     # Nobody declined: say so, to the person reading the output and to the model.
@@ -233,3 +238,19 @@ def choose_approver(args: argparse.Namespace, ask: Callable[[], Approver]) -> Ap
         message="not asked: no terminal to ask on (run with --approve all to allow such calls)",
         by="policy:no-terminal",
     )
+
+
+def _web_approver() -> Approver:
+    from ..approval import ApprovalRequest, Decision
+    from ..log import RunLog, log_approver
+
+    wait = log_approver(RunLog())
+
+    async def ask(request: ApprovalRequest) -> Decision:
+        print(
+            f"waiting for approval of {one_line(request.tool.name)} on the web page (toolwire ui)",
+            file=sys.stderr,
+        )
+        return await wait(request)
+
+    return ask

@@ -17,6 +17,7 @@ from typing import Any
 import pydantic_core
 
 from .._untrusted import load_json
+from ..approval import ApprovalRequest, Approve, Decision, Edit
 from ..events import (
     CallCorrected,
     ElicitationAnswered,
@@ -30,15 +31,21 @@ from ..events import (
     UsageReported,
 )
 from ..messages import Usage
+from . import _approvals
+from ._approvals import ApprovalRow, log_approver
 
 __all__ = [
+    "ApprovalRow",
     "CallRow",
     "CorrectionRow",
     "ElicitationRow",
+    "MessageRow",
     "RunLog",
     "RunRow",
     "SamplingRow",
+    "StepRow",
     "default_log_path",
+    "log_approver",
 ]
 
 DATA_DIR_ENV = "TOOLWIRE_DATA_DIR"
@@ -110,6 +117,22 @@ MIGRATIONS: list[tuple[str, ...]] = [
         decided_by TEXT NOT NULL, refused TEXT, output TEXT, model TEXT,
         input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, seconds REAL NOT NULL,
         answered_at REAL NOT NULL, PRIMARY KEY (run_id, call_id, seq)
+    )""",
+    ),
+    # When each step began (for the time a step took), and the calls a run waits on a person
+    # for through the log (`log_approver`): asked by the run's process, answered by another.
+    (
+        """
+    CREATE TABLE step_times (
+        run_id TEXT NOT NULL REFERENCES runs(id), step INTEGER NOT NULL,
+        started_at REAL NOT NULL, PRIMARY KEY (run_id, step)
+    )""",
+        """
+    CREATE TABLE approvals (
+        run_id TEXT NOT NULL, call_id TEXT NOT NULL, name TEXT NOT NULL,
+        arguments TEXT NOT NULL, side_effect TEXT NOT NULL, parameters TEXT NOT NULL,
+        asked_at REAL NOT NULL, alive_at REAL NOT NULL, answer TEXT, message TEXT,
+        edited_arguments TEXT, decided_by TEXT, decided_at REAL, PRIMARY KEY (run_id, call_id)
     )""",
     ),
 ]
@@ -203,6 +226,23 @@ class SamplingRow:
     seconds: float
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class MessageRow:
+    index: int
+    step: int
+    role: str
+    body: Any
+    """The message as JSON (`role`, `parts`, each part with its `kind`)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class StepRow:
+    step: int
+    started_at: float | None
+    input_tokens: int
+    output_tokens: int
+
+
 class RunLog:
     """Pass to `Agent(log=RunLog())`. One connection, used from the thread that runs the loop."""
 
@@ -270,6 +310,10 @@ class RunLog:
         elif isinstance(event, SamplingAnswered):
             self._record_sampling(run_id, event)
         elif isinstance(event, StepStarted):
+            self._db.execute(
+                "INSERT OR REPLACE INTO step_times VALUES (?, ?, ?)",
+                (run_id, event.step, time.time()),
+            )
             self._steps[run_id] = event.step
             self._step_usage[run_id] = Usage()
             self._step_corrections[run_id] = 0
@@ -399,15 +443,40 @@ class RunLog:
         self._step_usage.pop(run_id, None)
         self._step_corrections.pop(run_id, None)
 
-    def runs(self, limit: int = 20) -> list[RunRow]:
-        rows = self._db.execute(
-            "SELECT * FROM runs ORDER BY started_at DESC LIMIT ?", (limit,)
-        ).fetchall()
+    def runs(
+        self,
+        limit: int = 20,
+        *,
+        model: str | None = None,
+        stop_reason: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        text: str | None = None,
+    ) -> list[RunRow]:
+        """The latest runs, newest first, matching every filter given: `stop_reason` "running"
+        for runs not finished, `since`/`until` bound the start time, `text` is found
+        (ignoring case) in the id, prompt, output or error."""
+        # A run still going has no totals yet: its steps and tokens so far stand in.
+        query = (
+            f"SELECT {_LIVE_RUN_COLUMNS} FROM runs WHERE (?1 IS NULL OR model = ?1)"
+            " AND (?2 IS NULL OR stop_reason = ?2 OR (?2 = 'running' AND finished_at IS NULL))"
+            " AND (?3 IS NULL OR started_at >= ?3) AND (?4 IS NULL OR started_at < ?4)"
+            " AND (?5 IS NULL OR instr(lower(id || char(10) || coalesce(prompt, '') || char(10)"
+            " || coalesce(output, '') || char(10) || coalesce(error, '')), lower(?5)) > 0)"
+            " ORDER BY started_at DESC LIMIT ?6"
+        )
+        rows = self._db.execute(query, (model, stop_reason, since, until, text, limit))
         return [RunRow(**dict(zip(_RUN_COLUMNS, row, strict=True))) for row in rows]
+
+    def models(self) -> list[str]:
+        """Every model a logged run used, for choosing among them."""
+        rows = self._db.execute("SELECT DISTINCT model FROM runs ORDER BY model")
+        return [row[0] for row in rows]
 
     def find_run(self, run_id_prefix: str) -> RunRow | None:
         rows = self._db.execute(
-            "SELECT * FROM runs WHERE substr(id, 1, ?) = ? ORDER BY started_at DESC LIMIT 2",
+            f"SELECT {_LIVE_RUN_COLUMNS} FROM runs WHERE substr(id, 1, ?) = ?"
+            " ORDER BY started_at DESC LIMIT 2",
             (len(run_id_prefix), run_id_prefix),
         ).fetchall()
         if len(rows) != 1:
@@ -500,6 +569,86 @@ class RunLog:
             for r in rows
         ]
 
+    def messages(self, run_id: str) -> list[MessageRow]:
+        rows = self._db.execute(
+            "SELECT idx, step, role, body FROM messages WHERE run_id = ? ORDER BY idx", (run_id,)
+        )
+        return [MessageRow(index=r[0], step=r[1], role=r[2], body=_parse(r[3])) for r in rows]
+
+    def steps(self, run_id: str) -> list[StepRow]:
+        """Each step's start and tokens so far. A run logged before step times were kept has
+        its steps, from its messages and usage, with no start."""
+        rows = self._db.execute(
+            "WITH s(step) AS (SELECT step FROM step_times WHERE run_id = ?1"
+            " UNION SELECT step FROM usage WHERE run_id = ?1"
+            " UNION SELECT step FROM messages WHERE run_id = ?1 AND step > 0)"
+            " SELECT s.step, t.started_at, coalesce(u.input_tokens, 0),"
+            " coalesce(u.output_tokens, 0) FROM s"
+            " LEFT JOIN step_times t ON t.run_id = ?1 AND t.step = s.step"
+            " LEFT JOIN usage u ON u.run_id = ?1 AND u.step = s.step ORDER BY s.step",
+            (run_id,),
+        )
+        return [
+            StepRow(step=r[0], started_at=r[1], input_tokens=r[2], output_tokens=r[3]) for r in rows
+        ]
+
+    def changes(self, run_id: str | None = None) -> tuple[Any, ...]:
+        """A marker that differs once a run (without `run_id`: any run) was written to, for a
+        live view to compare before it redraws. Cheap: index seeks and counts of one run's
+        rows, or of the runs and approvals still open."""
+        tables = ("messages", "tool_calls", "usage", "step_times", "approvals")
+        if run_id is None:
+            latest = ", ".join(f"(SELECT max(rowid) FROM {t})" for t in ("runs", *tables))
+            query = (
+                f"SELECT {latest}, (SELECT count(*) FROM runs WHERE finished_at IS NULL),"
+                " (SELECT count(*) FROM approvals WHERE answer IS NULL)"
+            )
+            return tuple(self._db.execute(query).fetchone())
+        latest = ", ".join(f"(SELECT max(rowid) FROM {t} WHERE run_id = ?1)" for t in tables)
+        query = (
+            f"SELECT {latest}, (SELECT finished_at FROM runs WHERE id = ?1),"
+            " (SELECT count(*) FROM approvals WHERE run_id = ?1 AND answer IS NULL)"
+        )
+        return tuple(self._db.execute(query, (run_id,)).fetchone())
+
+    def post_approval(self, request: ApprovalRequest) -> None:
+        _approvals.post(self._db, request, _json)
+
+    def approval_answer(self, run_id: str, call_id: str) -> Decision | None:
+        return _approvals.read_answer(self._db, run_id, call_id, _parse)
+
+    def keep_approval_alive(self, run_id: str, call_id: str) -> None:
+        _approvals.keep_alive(self._db, run_id, call_id)
+
+    def withdraw_approval(self, run_id: str, call_id: str) -> None:
+        _approvals.answer(self._db, run_id, call_id, "withdrawn", by="run")
+
+    def pending_approvals(self, run_id: str | None = None) -> list[ApprovalRow]:
+        """Calls waiting for a person through `log_approver`, oldest first."""
+        return _approvals.pending(self._db, run_id, _parse)
+
+    def answer_approval(self, run_id: str, call_id: str, decision: Decision) -> bool:
+        """Answer a waiting call (once); False when it no longer waits."""
+        if isinstance(decision, Approve):
+            return _approvals.answer(self._db, run_id, call_id, "approve", by=decision.by)
+        if isinstance(decision, Edit):
+            edited = _json(dict(decision.arguments))
+            return _approvals.answer(
+                self._db, run_id, call_id, "edit", by=decision.by, edited_json=edited
+            )
+        return _approvals.answer(
+            self._db, run_id, call_id, "decline", by=decision.by, message=decision.message
+        )
+
+
+_LIVE_RUN_COLUMNS = (
+    "id, model, prompt, started_at, finished_at, stop_reason, output,"
+    " coalesce(steps, (SELECT max(step) FROM step_times WHERE run_id = runs.id)), error,"
+    " iif(finished_at IS NULL, (SELECT coalesce(sum(input_tokens), 0) FROM usage"
+    " WHERE run_id = runs.id), input_tokens),"
+    " iif(finished_at IS NULL, (SELECT coalesce(sum(output_tokens), 0) FROM usage"
+    " WHERE run_id = runs.id), output_tokens)"
+)
 
 _RUN_COLUMNS = (
     "id",
