@@ -9,10 +9,10 @@ from typing import Any, Protocol
 
 import anyio
 
+from . import _telemetry
 from ._assemble import ModelResponse, ResponseBuilder
 from ._execute import answer_the_rest, execute_calls
 from ._loopguard import LoopGuard
-from . import _telemetry
 from ._redact import redact, run_secrets
 from ._state import RunState
 from ._sync import sync_runner

@@ -49,7 +49,9 @@ class Phoenix:
             spans = self._get(f"/v1/projects/{project}/spans?limit=1000&sort=start_time&order=asc")
             if len(spans) >= count:
                 time.sleep(0.3)
-                again = self._get(f"/v1/projects/{project}/spans?limit=1000&sort=start_time&order=asc")
+                again = self._get(
+                    f"/v1/projects/{project}/spans?limit=1000&sort=start_time&order=asc"
+                )
                 assert len(again) == count, [s["name"] for s in again]
                 return again
             time.sleep(0.1)

@@ -9,8 +9,8 @@ import anyio
 
 from toolwire import (
     Agent,
-    Approve,
     ApprovalRequest,
+    Approve,
     Injected,
     Limits,
     ProviderError,

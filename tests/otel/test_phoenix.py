@@ -57,7 +57,7 @@ def test_a_run_is_stored_as_a_genai_span_tree(phoenix: Phoenix) -> None:
     assert {s["parent_id"] for s in children} == {agent["context"]["span_id"]}
     assert len({s["context"]["trace_id"] for s in spans}) == 1
     # Phoenix reads the GenAI operation of each span as its kind.
-    kinds = {s["name"].split()[0]: s["span_kind"] for s in children + [agent]}
+    kinds = {s["name"].split()[0]: s["span_kind"] for s in [*children, agent]}
     assert kinds == {"invoke_agent": "AGENT", "chat": "LLM", "execute_tool": "TOOL"}
 
     attributes = agent["attributes"]

@@ -10,9 +10,9 @@ Each run is an `invoke_agent` span with a `chat {model}` span per model request 
 application sets up the SDK and an exporter (`toolwire run --otel` does, for OTLP over HTTP).
 
 Message and argument content is left out unless asked for (`capture_content=True`, or
-`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`): it may hold personal data. Either way a
-run's secrets (its deps, the values tools get injected, secret environment values, key-shaped strings)
-are redacted from everything exported.
+`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`): it may hold personal data. Either way,
+a run's secrets (its deps, which tools get injected, the values of secret-named environment
+variables, key-shaped strings) are redacted from everything exported.
 """
 
 from __future__ import annotations
@@ -50,9 +50,7 @@ class OpenTelemetry:
         try:
             from opentelemetry import trace
         except ImportError:
-            raise UsageError(
-                "tracing needs OpenTelemetry: pip install 'toolwire[otel]'"
-            ) from None
+            raise UsageError("tracing needs OpenTelemetry: pip install 'toolwire[otel]'") from None
         from ._spans import RunSpans
 
         if capture_content is None:
