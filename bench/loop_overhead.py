@@ -4,7 +4,9 @@
 
 The model is the scripted model (no network, no tokens), so everything measured is toolwire:
 streaming assembly, validation, execution, events, limits and (with the log on) SQLite writes.
-Prints ratios; absolute times on a shared machine are only for orientation.
+Prints ratios; absolute times on a shared machine are only for orientation. With the `otel` extra
+installed, it also measures what tracing adds per step (the SDK recording every span, handed to an
+exporter that drops them), against tracing off in the same run.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -28,6 +30,9 @@ from toolwire import Agent, Limits, ScriptedModel, Turn, tool
 from toolwire.events import RunEvent, RunFinished, StepStarted
 from toolwire.log import RunLog
 from toolwire.models import ScriptedCall
+
+if TYPE_CHECKING:
+    from toolwire.otel import OpenTelemetry
 
 
 @tool(side_effect="read_only")
@@ -83,7 +88,11 @@ def plain_loop(steps: int, calls: int) -> None:
 
 
 async def per_step_ms(
-    steps: int, calls: int, log: RunLog | None, name: str = "add"
+    steps: int,
+    calls: int,
+    log: RunLog | None,
+    name: str = "add",
+    telemetry: OpenTelemetry | None = None,
 ) -> tuple[float, list[float]]:
     tools = [add, add_in_thread, sleepy]
     agent = Agent(
@@ -91,6 +100,7 @@ async def per_step_ms(
         tools,
         limits=Limits(max_steps=steps, loop_threshold=None),
         log=log,
+        telemetry=telemetry,
     )
     marks: list[float] = []
 
@@ -179,10 +189,58 @@ async def measure() -> None:
         log.close()
 
 
+def tracings() -> dict[str, OpenTelemetry]:
+    """Tracing with no SDK set up (the API's no-op tracer: the library's own cost), and through
+    the SDK (every span recorded and batched) to an exporter that drops them. Empty without the
+    `otel` extra."""
+    try:
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import (
+            BatchSpanProcessor,
+            SpanExporter,
+            SpanExportResult,
+        )
+        from opentelemetry.trace import NoOpTracerProvider
+    except ImportError:
+        return {}
+    from toolwire.otel import OpenTelemetry
+
+    class Dropping(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    provider = TracerProvider()
+    provider.add_span_processor(BatchSpanProcessor(Dropping()))
+    return {
+        "API only, no SDK": OpenTelemetry(tracer_provider=NoOpTracerProvider()),
+        "SDK, no-op exporter": OpenTelemetry(tracer_provider=provider),
+    }
+
+
+async def measure_tracing() -> None:
+    kinds = tracings()
+    if not kinds:
+        print("tracing: not measured (pip install 'toolwire[otel]')")
+        return
+    print("tracing on vs off, ms per step (S=20; off and on alternate, best of 9 each):")
+    for label, telemetry in kinds.items():
+        for calls in (1, 4):
+            off, on = [], []
+            for _ in range(9):
+                off.append((await per_step_ms(20, calls, None))[0])
+                on.append((await per_step_ms(20, calls, None, telemetry=telemetry))[0])
+            cost = (min(on) - min(off)) * 1000
+            print(
+                f"  {label:<20} K={calls}: {min(off):.4f} off, {min(on):.4f} on: "
+                f"+{cost:.1f} us per step ({min(on) / min(off):.2f}x)"
+            )
+
+
 def main() -> None:
     # All runs share one event loop, as in an async application; run_sync's own cost (a fresh
     # event loop per run) is printed separately.
     anyio.run(measure)
+    anyio.run(measure_tracing)
     print(f"run_sync of a one-step run, event loop creation included: {sync_run_ms():.3f} ms")
     print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     print(f"import toolwire: {import_time() * 1000:.0f} ms (median of 5 fresh interpreters)")

@@ -234,11 +234,14 @@ class RunSpans:
     def _close_chat(self, error_type: str | None, description: str | None) -> None:
         chat = self._current_chat()
         usage = self._chat_usage
+        attributes: dict[str, Any] = {}
         if usage is not None:
-            chat.set_attribute("gen_ai.usage.input_tokens", usage.input_tokens)
-            chat.set_attribute("gen_ai.usage.output_tokens", usage.output_tokens)
+            attributes["gen_ai.usage.input_tokens"] = usage.input_tokens
+            attributes["gen_ai.usage.output_tokens"] = usage.output_tokens
         if self._finish_reason is not None:
-            chat.set_attribute("gen_ai.response.finish_reasons", [self._finish_reason])
+            attributes["gen_ai.response.finish_reasons"] = (self._finish_reason,)
+        # One call, not three: each takes the span's lock (a step's tracing budget is small).
+        chat.set_attributes(attributes)
         if error_type is not None:
             _fail(chat, error_type, description)
         chat.end()
