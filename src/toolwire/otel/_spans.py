@@ -80,6 +80,7 @@ class RunSpans:
         self._agent: Span | None = None
         self._parent: Any = None
         self._base: dict[str, str] = {}
+        self._chat_name = "chat"
         self._chat: Span | None = None
         self._chat_usage: Usage | None = None
         self._finish_reason: str | None = None
@@ -132,7 +133,13 @@ class RunSpans:
                 "toolwire.run.id": event.run_id,
             },
         )
+        if not self._agent.is_recording():
+            # No SDK set up, or the run sampled out: its requests and calls would not be
+            # recorded either (children follow their parent's sampling), so skip their work.
+            self._handlers = {}
+            return
         self._parent = trace.set_span_in_context(self._agent)
+        self._chat_name = f"chat {model}"
 
     def _run_finished(self, event: RunFinished) -> None:
         result = event.result
@@ -182,7 +189,7 @@ class RunSpans:
             if instructions:
                 attributes["gen_ai.system_instructions"] = self._json(instructions)
         self._chat = self._tracer.start_span(
-            f"chat {self._base['gen_ai.request.model']}",
+            self._chat_name,
             context=self._parent,
             kind=SpanKind.CLIENT,
             attributes=attributes,
