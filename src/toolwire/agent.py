@@ -124,7 +124,7 @@ class Agent:
         """
         run_id = run_id or new_run_id()
         secrets = run_secrets(deps or {})
-        emit = self._emitter(run_id, on_event, functools.partial(redact, known_secrets=secrets))
+        emit = self._emitter(run_id, on_event, secrets)
         limits = limits or self.limits
         clock = self.clock
         messages = _initial_messages(self.instructions, history, prompt)
@@ -175,14 +175,16 @@ class Agent:
             group.cancel_scope.cancel()
 
     def _emitter(
-        self, run_id: str, on_event: EventHandler | None, redact: Callable[[str], str]
+        self, run_id: str, on_event: EventHandler | None, secrets: list[str]
     ) -> EventHandler:
         handlers: list[EventHandler] = []
         if self.log is not None:
             handlers.append(functools.partial(self.log.record, run_id))
         telemetry = self.telemetry or _telemetry.installed()
         if telemetry is not None:
-            handlers.append(telemetry.watch(run_id, redact))
+            handlers.append(
+                telemetry.watch(run_id, functools.partial(redact, known_secrets=secrets))
+            )
         if on_event is not None:
             handlers.append(on_event)
         if len(handlers) <= 1:

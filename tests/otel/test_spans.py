@@ -7,6 +7,7 @@ import json
 import logging
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -15,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
 from opentelemetry.trace import StatusCode
 
 import toolwire.otel
@@ -160,20 +162,27 @@ def test_a_budget_stop_is_not_an_error(memory: Memory) -> None:
     assert run.attributes is not None and run.attributes["toolwire.stop_reason"] == "max_steps"
 
 
-def test_a_failing_tracer_never_breaks_the_run(
-    memory: Memory, caplog: pytest.LogCaptureFixture
-) -> None:
-    class Broken(TracerProvider):
+def wrapping(wrap: Callable[[Callable[..., Any]], Any], **options: Any) -> TracerProvider:
+    """A tracer provider whose tracers' `start_span` is `wrap(the real one)`."""
+
+    class Wrapped(TracerProvider):
         def get_tracer(self, *args: Any, **kwargs: Any) -> Any:
             tracer = super().get_tracer(*args, **kwargs)
-
-            def start_span(*args: Any, **kwargs: Any) -> Any:
-                raise RuntimeError("exporter on fire")
-
-            tracer.start_span = start_span  # type: ignore[method-assign]
+            tracer.start_span = wrap(tracer.start_span)  # type: ignore[method-assign]
             return tracer
 
-    agent = Agent(ScriptedModel(["fine"]), telemetry=OpenTelemetry(tracer_provider=Broken()))
+    return Wrapped(**options)
+
+
+def test_a_failing_tracer_never_breaks_the_run(caplog: pytest.LogCaptureFixture) -> None:
+    def broken(start_span: Callable[..., Any]) -> Callable[..., Any]:
+        def start(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("exporter on fire")
+
+        return start
+
+    provider = wrapping(broken)
+    agent = Agent(ScriptedModel(["fine"]), telemetry=OpenTelemetry(tracer_provider=provider))
     with caplog.at_level(logging.ERROR, logger="toolwire.otel"):
         result = agent.run_sync("hi")
     assert (result.stop_reason, result.output) == ("answer", "fine")
@@ -211,3 +220,22 @@ def test_no_secret_is_exported_even_with_content_on(
     )
     assert "Zq" not in exported
     assert "[REDACTED]" in exported
+
+
+def test_a_run_sampled_out_makes_no_further_span() -> None:
+    started: list[str] = []
+
+    def counting(start_span: Callable[..., Any]) -> Callable[..., Any]:
+        def start(name: str, *args: Any, **kwargs: Any) -> Any:
+            started.append(name)
+            return start_span(name, *args, **kwargs)
+
+        return start
+
+    exporter = InMemorySpanExporter()
+    provider = wrapping(counting, sampler=ALWAYS_OFF)
+    provider.add_span_processor(_simple(exporter))
+    result = scenario.run(OpenTelemetry(tracer_provider=provider), "secret-value")
+    assert result.stop_reason == "answer" and len(result.calls) == 4
+    assert started == ["invoke_agent"]
+    assert names(exporter) == []
