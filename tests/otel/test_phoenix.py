@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from opentelemetry import trace
 
 from toolwire.otel import OpenTelemetry
@@ -160,7 +161,14 @@ def test_content_is_stored_when_asked_for_with_the_secrets_redacted(phoenix: Pho
     ]
 
 
-def test_the_cli_exports_to_the_standard_endpoint(phoenix: Phoenix, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("variable", "path"),
+    [("OTEL_EXPORTER_OTLP_ENDPOINT", ""), ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "/v1/traces")],
+)
+def test_the_cli_exports_where_the_standard_variables_say(
+    variable: str, path: str, phoenix: Phoenix, tmp_path: Path
+) -> None:
+    project = variable.lower().replace("_", "-")
     script = tmp_path / "script.json"
     script.write_text(
         json.dumps(
@@ -172,8 +180,8 @@ def test_the_cli_exports_to_the_standard_endpoint(phoenix: Phoenix, tmp_path: Pa
     )
     env = {
         **os.environ,
-        "OTEL_EXPORTER_OTLP_ENDPOINT": phoenix.url,
-        "OTEL_RESOURCE_ATTRIBUTES": f"{PROJECT_ATTRIBUTE}=cli",
+        variable: phoenix.url + path,
+        "OTEL_RESOURCE_ATTRIBUTES": f"{PROJECT_ATTRIBUTE}={project}",
     }
     command = [sys.executable, "-m", "toolwire", "run", "what is 6*7?", "--otel", "--json"]
     done = subprocess.run(
@@ -186,7 +194,7 @@ def test_the_cli_exports_to_the_standard_endpoint(phoenix: Phoenix, tmp_path: Pa
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["answer"] == "42"
 
-    spans = phoenix.spans("cli", count=4)
+    spans = phoenix.spans(project, count=4)
     assert sorted(s["name"] for s in spans) == [
         f"chat {script}",
         f"chat {script}",

@@ -20,7 +20,9 @@ from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
 from opentelemetry.trace import StatusCode
 
 import toolwire.otel
-from toolwire import Agent, Limits, ProviderError, ScriptedModel
+from toolwire import Agent, Decline, Edit, Limits, ProviderError, ScriptedModel, Turn, UsageError
+from toolwire.cli import main
+from toolwire.models import ScriptedCall
 from toolwire.otel import CAPTURE_CONTENT_ENV, OpenTelemetry
 from toolwire.otel._spans import provider_and_model
 
@@ -239,3 +241,54 @@ def test_a_run_sampled_out_makes_no_further_span() -> None:
     assert result.stop_reason == "answer" and len(result.calls) == 4
     assert started == ["invoke_agent"]
     assert names(exporter) == []
+
+
+def test_declined_and_edited_calls_say_so(memory: Memory) -> None:
+    provider, exporter = memory
+    decisions = iter(
+        [Decline(message="not Ana", by="ops"), Edit(arguments={"to": "Bo", "text": "hi"})]
+    )
+    model = ScriptedModel(
+        [
+            Turn(tool_calls=[ScriptedCall(name="send", arguments={"to": "Ana", "text": "hi"})]),
+            Turn(tool_calls=[ScriptedCall(name="send", arguments={"to": "Al", "text": "hi"})]),
+            "done",
+        ]
+    )
+    agent = Agent(
+        model,
+        [scenario.send],
+        approver=lambda request: next(decisions),
+        telemetry=OpenTelemetry(tracer_provider=provider, capture_content=True),
+    )
+    assert agent.run_sync("go", deps={"api_key": "key-0123456789"}).stop_reason == "answer"
+    declined, edited = (s for s in exporter.get_finished_spans() if s.name == "execute_tool send")
+    assert declined.status.status_code is StatusCode.ERROR
+    assert (
+        dict(declined.attributes or {}).items()
+        >= {
+            "error.type": "declined",
+            "toolwire.approval.approved": False,
+            "toolwire.approval.decided_by": "ops",
+            "toolwire.approval.message": "not Ana",
+        }.items()
+    )
+    assert edited.status.status_code is not StatusCode.ERROR
+    attributes = dict(edited.attributes or {})
+    assert attributes["toolwire.approval.edited"] is True
+    assert json.loads(attributes["toolwire.approval.edited_arguments"]) == {
+        "to": "Bo",
+        "text": "hi",
+    }
+    assert attributes["gen_ai.tool.call.result"] == "sent to Bo using [REDACTED]"
+
+
+def test_without_the_extra_tracing_is_refused_naming_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("opentelemetry", "opentelemetry.sdk.trace"):
+        monkeypatch.setitem(sys.modules, name, None)
+    with pytest.raises(UsageError, match=r"pip install 'toolwire\[otel\]'"):
+        OpenTelemetry()
+    assert main(["run", "hi", "--model", "scripted:x.json", "--otel", "--no-log"]) == 2
+    assert "--otel needs OpenTelemetry: pip install 'toolwire[otel]'" in capsys.readouterr().err
