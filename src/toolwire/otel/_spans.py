@@ -70,8 +70,8 @@ def provider_and_model(name: str) -> tuple[str, str]:
 
 
 class RunSpans:
-    """Called with each event of one run. A failure in here is logged, never raised: tracing
-    must not break the run it watches."""
+    """Called with each event of one run. A failure in here is logged once, never raised, and
+    ends the run's tracing: tracing must not break the run it watches, nor flood its log."""
 
     def __init__(self, tracer: Tracer, redact: Redact, capture_content: bool) -> None:
         self._tracer = tracer
@@ -117,7 +117,11 @@ class RunSpans:
         try:
             handler(event)
         except Exception:
-            _logger.exception("toolwire.otel: could not trace a %s event", event.kind)
+            self._handlers = {}
+            _logger.exception(
+                "toolwire.otel: could not trace a %s event; this run is not traced further",
+                event.kind,
+            )
 
     # --- the run -----------------------------------------------------------------------------
 
