@@ -63,4 +63,4 @@ def _part(part: Part) -> dict[str, Any]:
             "name": part.name,
             "arguments": call_arguments(part),
         }
-    return {"type": "tool_call_response", "id": part.call_id, "result": part.content}
+    return {"type": "tool_call_response", "id": part.call_id, "response": part.content}
