@@ -4,7 +4,9 @@
 
 The model is the scripted model (no network, no tokens), so everything measured is toolwire:
 streaming assembly, validation, execution, events, limits and (with the log on) SQLite writes.
-Prints ratios; absolute times on a shared machine are only for orientation.
+Prints ratios; absolute times on a shared machine are only for orientation. With the `otel` extra
+installed, it also measures what tracing adds per step (the SDK recording every span, handed to an
+exporter that drops them), against tracing off in the same run.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import math
 import resource
 import statistics
 import subprocess
@@ -20,14 +23,18 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from toolwire import Agent, Limits, ScriptedModel, Turn, tool
+from toolwire._redact import redact
 from toolwire.events import RunEvent, RunFinished, StepStarted
 from toolwire.log import RunLog
 from toolwire.models import ScriptedCall
+
+if TYPE_CHECKING:
+    from toolwire.otel import OpenTelemetry
 
 
 @tool(side_effect="read_only")
@@ -83,7 +90,11 @@ def plain_loop(steps: int, calls: int) -> None:
 
 
 async def per_step_ms(
-    steps: int, calls: int, log: RunLog | None, name: str = "add"
+    steps: int,
+    calls: int,
+    log: RunLog | None,
+    name: str = "add",
+    telemetry: OpenTelemetry | None = None,
 ) -> tuple[float, list[float]]:
     tools = [add, add_in_thread, sleepy]
     agent = Agent(
@@ -91,6 +102,7 @@ async def per_step_ms(
         tools,
         limits=Limits(max_steps=steps, loop_threshold=None),
         log=log,
+        telemetry=telemetry,
     )
     marks: list[float] = []
 
@@ -179,10 +191,90 @@ async def measure() -> None:
         log.close()
 
 
+def tracings() -> dict[str, OpenTelemetry]:
+    """Tracing with no SDK set up (the API's no-op tracer: the library's own cost), and through
+    the SDK (every span recorded and batched) to an exporter that drops them. Empty without the
+    `otel` extra."""
+    try:
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import (
+            BatchSpanProcessor,
+            SpanExporter,
+            SpanExportResult,
+        )
+        from opentelemetry.trace import NoOpTracerProvider
+    except ImportError:
+        return {}
+    from toolwire.otel import OpenTelemetry
+
+    class Dropping(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    provider = TracerProvider()
+    provider.add_span_processor(BatchSpanProcessor(Dropping()))
+    return {
+        "API only, no SDK": OpenTelemetry(tracer_provider=NoOpTracerProvider()),
+        "SDK, no-op exporter": OpenTelemetry(tracer_provider=provider),
+    }
+
+
+async def recorded_events(steps: int, calls: int) -> list[RunEvent]:
+    events: list[RunEvent] = []
+    agent = Agent(
+        ScriptedModel(script(steps, calls), chunk_size=64),
+        [add],
+        limits=Limits(max_steps=steps, loop_threshold=None),
+    )
+    await agent.run("go", on_event=events.append)
+    return events
+
+
+def replay_us_per_step(telemetry: OpenTelemetry, events: list[RunEvent], steps: int) -> float:
+    """The tracing handler's own time over one run's events, per step: exactly what tracing adds
+    to the loop (it is called inline), without the loop's noise around it."""
+    best = math.inf
+    for _ in range(20):
+        start = time.perf_counter()
+        handler = telemetry.watch("bench", functools.partial(redact, known_secrets=()))
+        for event in events:
+            handler(event)
+        best = min(best, time.perf_counter() - start)
+    return best * 1e6 / steps
+
+
+async def measure_tracing() -> None:
+    kinds = tracings()
+    if not kinds:
+        print("tracing: not measured (pip install 'toolwire[otel]')")
+        return
+    steps = 50
+    runs = {calls: await recorded_events(steps, calls) for calls in (1, 4)}
+    print(f"tracing: its handler's time per step, over a {steps}-step run's events (best of 20)")
+    for label, telemetry in kinds.items():
+        costs = [
+            f"K={k}: {replay_us_per_step(telemetry, e, steps):.1f} us" for k, e in runs.items()
+        ]
+        print(f"  {label:<20} {', '.join(costs)}")
+    sdk = kinds["SDK, no-op exporter"]
+    ratios = []
+    for calls in (1, 4):
+        # Off and on alternate, so that both see the same machine load.
+        off, on = [], []
+        for _ in range(9):
+            off.append((await per_step_ms(20, calls, None))[0])
+            on.append((await per_step_ms(20, calls, None, telemetry=sdk))[0])
+        added = (min(on) - min(off)) * 1000
+        ratios.append(f"K={calls}: {min(on) / min(off):.2f}x, +{added:.0f} us per step")
+    # Above the handler's own time: its spans also cost the loop garbage collection and cache.
+    print(f"  the loop with SDK tracing vs without (S=20, best of 9): {'; '.join(ratios)}")
+
+
 def main() -> None:
     # All runs share one event loop, as in an async application; run_sync's own cost (a fresh
     # event loop per run) is printed separately.
     anyio.run(measure)
+    anyio.run(measure_tracing)
     print(f"run_sync of a one-step run, event loop creation included: {sync_run_ms():.3f} ms")
     print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     print(f"import toolwire: {import_time() * 1000:.0f} ms (median of 5 fresh interpreters)")

@@ -33,6 +33,7 @@ PACKAGES = [
     "toolwire.models.bedrock",
     "toolwire.models.profiles",
     "toolwire.models.local",
+    "toolwire.otel",
 ]
 
 

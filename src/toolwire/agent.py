@@ -9,12 +9,14 @@ from typing import Any, Protocol
 
 import anyio
 
+from . import _telemetry
 from ._assemble import ModelResponse, ResponseBuilder
 from ._execute import answer_the_rest, execute_calls
 from ._loopguard import LoopGuard
-from ._redact import run_secrets
+from ._redact import redact, run_secrets
 from ._state import RunState
 from ._sync import sync_runner
+from ._telemetry import Telemetry
 from .approval import Approver
 from .clock import Clock, EventLoopClock, IdSource, new_run_id
 from .elicitation import Elicitor
@@ -52,7 +54,9 @@ class Agent:
     """A model with tools, instructions and limits. Reusable and safe to share across runs.
 
     `run` is the loop; `run_sync` drives the same loop from synchronous code; `iter` streams its
-    events. Pass `log=RunLog()` to record every run in SQLite.
+    events. Pass `log=RunLog()` to record every run in SQLite, and
+    `telemetry=toolwire.otel.OpenTelemetry()` to trace them (`toolwire.otel.instrument()` traces
+    every agent's runs).
     """
 
     def __init__(
@@ -69,6 +73,7 @@ class Agent:
         settings: ModelSettings | None = None,
         log: EventSink | None = None,
         clock: Clock | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         self.model = get_model(model)
         self.toolsets = as_toolsets(tools)
@@ -80,6 +85,7 @@ class Agent:
         self.parallel_tool_calls = parallel_tool_calls
         self.settings = settings or ModelSettings()
         self.log = log
+        self.telemetry = telemetry
         self.clock: Clock = clock or EventLoopClock()
 
     async def aclose(self) -> None:
@@ -120,7 +126,8 @@ class Agent:
         propagates.
         """
         run_id = run_id or new_run_id()
-        emit = self._emitter(run_id, on_event)
+        secrets = run_secrets(deps or {})
+        emit = self._emitter(run_id, on_event, secrets)
         limits = limits or self.limits
         clock = self.clock
         messages = _initial_messages(self.instructions, history, prompt)
@@ -136,7 +143,7 @@ class Agent:
             approver=self.approver,
             elicitor=self.elicitor,
             model=self.model,
-            secrets=run_secrets(deps or {}),
+            secrets=secrets,
             deadline=None if limits.timeout is None else clock.now() + limits.timeout,
             guard=LoopGuard(limits.loop_threshold),
         )
@@ -172,16 +179,26 @@ class Agent:
             yield receive
             group.cancel_scope.cancel()
 
-    def _emitter(self, run_id: str, on_event: EventHandler | None) -> EventHandler:
-        log = self.log
-        if log is None:
-            return on_event or _ignore
-        if on_event is None:
-            return functools.partial(log.record, run_id)
+    def _emitter(
+        self, run_id: str, on_event: EventHandler | None, secrets: list[str]
+    ) -> EventHandler:
+        handlers: list[EventHandler] = []
+        if self.log is not None:
+            handlers.append(functools.partial(self.log.record, run_id))
+        telemetry = self.telemetry or _telemetry.installed()
+        if telemetry is not None:
+            handlers.append(
+                telemetry.watch(run_id, functools.partial(redact, known_secrets=secrets))
+            )
+        if on_event is not None:
+            handlers.append(on_event)
+        if len(handlers) <= 1:
+            return handlers[0] if handlers else _ignore
+        fan_out = tuple(handlers)
 
         def emit(event: RunEvent) -> None:
-            log.record(run_id, event)
-            on_event(event)
+            for handler in fan_out:
+                handler(event)
 
         return emit
 

@@ -86,6 +86,13 @@ def add_agent_options(parser: argparse.ArgumentParser) -> None:
         "web page of `toolwire ui`",
     )
     parser.add_argument("--no-log", action="store_true", help="do not record the run")
+    parser.add_argument(
+        "--otel",
+        action="store_true",
+        help="export OpenTelemetry traces over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT "
+        "(needs toolwire[otel]; message content only with "
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)",
+    )
 
 
 def limits_from(args: argparse.Namespace) -> Limits:

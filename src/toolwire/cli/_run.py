@@ -18,6 +18,7 @@ from ..run import RunResult
 from ._display import Display, compact, one_line, result_json
 from ._elicit import terminal_elicitor
 from ._options import add_agent_options, build_agent, choose_approver, limits_from, require_text
+from ._otel import otlp_export
 
 EXIT_CODES = {"answer": 0, "error": 1, "cancelled": 130}
 EXIT_LIMIT = 3
@@ -41,7 +42,8 @@ def register(subparsers: Any) -> None:
 def run_command(args: argparse.Namespace) -> int:
     if not require_text(args.prompt, "the prompt").strip():
         raise UsageError("the prompt is empty")
-    return anyio.run(_run, args)
+    with otlp_export(args.otel):
+        return anyio.run(_run, args)
 
 
 async def _run(args: argparse.Namespace) -> int:
@@ -57,7 +59,8 @@ async def _run(args: argparse.Namespace) -> int:
 
 
 def chat_command(args: argparse.Namespace) -> int:
-    return anyio.run(_chat, args)
+    with otlp_export(args.otel):
+        return anyio.run(_chat, args)
 
 
 async def _chat(args: argparse.Namespace) -> int:
