@@ -478,9 +478,11 @@ def test_a_call_behind_prose_is_checked_for_copied_identifiers_too() -> None:
     asked = [Message.user("cancel the dentist on thursday")]
     plan = Plan("decide", grammar="root ::= call", grounding=Grounding.of(asked, [cancel]))
 
-    def reply(event_ids: list[str]) -> list[ModelEvent]:
-        calls = "".join(HERMES.write(cancel.name, {"event_id": e}, first=True) for e in event_ids)
-        engine = cast(Engine, _ScriptedEngine((f"To cancel it:\n{calls}\nDone.", "stop")))
+    def calls(*event_ids: str) -> str:
+        return "".join(HERMES.write(cancel.name, {"event_id": e}, first=True) for e in event_ids)
+
+    def reply(*generations: str) -> list[ModelEvent]:
+        engine = cast(Engine, _ScriptedEngine(*((text, "stop") for text in generations)))
         reader = ModelEventReader(default_scanner([cancel], "hermes"))
         prose = ModelEventReader(default_scanner((), "hermes"))
         request = GenerationRequest(tokens=[1], max_tokens=512)
@@ -491,11 +493,17 @@ def test_a_call_behind_prose_is_checked_for_copied_identifiers_too() -> None:
 
         return anyio.run(collect)
 
-    events = reply(["evt_204", "evt_777"])
+    events = reply(f"To cancel it:\n{calls('evt_204', 'evt_777')}\nDone.")
     dropped = [e for e in events if isinstance(e, CallCorrected)]
     assert [(e.written, e.index) for e in dropped] == [({"event_id": "evt_204"}, None)]
     # The call that stays is numbered from 0, as if the dropped one had never been written.
     started = [e for e in events if isinstance(e, ToolCallStarted)]
     assert [(e.name, e.index) for e in started] == [("cancel_event", 0)]
     assert "To cancel it:" in "".join(e.text for e in events if isinstance(e, TextDelta))
-    assert not [e for e in reply(["evt_777"]) if isinstance(e, CallCorrected)]
+    assert not [e for e in reply(f"Sure.\n{calls('evt_777')}") if isinstance(e, CallCorrected)]
+    # A reply whose call was dropped is written again as text, whose calls are checked too;
+    # with every call dropped, the reply ends as an answer.
+    events = reply("<tool_call>", calls("evt_204"), f"Use this call:\n{calls('evt_204')}")
+    assert len([e for e in events if isinstance(e, CallCorrected)]) == 2
+    assert not [e for e in events if isinstance(e, ToolCallStarted)]
+    assert [e.finish_reason for e in events if isinstance(e, ResponseCompleted)] == ["stop"]

@@ -258,6 +258,8 @@ class Reply:
             async for event in self._calls(set(self.plan.answered)):
                 yield event
             if not self.kept:
+                # Written as text, it can still hold a call in a format the scanner reads.
+                self.prose_calls = _ProseCalls(self.plan.grounding)
                 async for event in self._generate(self._no_call()):
                     yield event
         elif decided is None and held:
@@ -368,7 +370,11 @@ class Reply:
     def _finish(self) -> FinishReason:
         last = self.generations[-1] if self.generations else None
         finish: FinishReason = "length" if last is not None and last.finish == "length" else "stop"
-        return finish if self.reader is None else self.reader.finish_reason(finish)
+        if self.reader is None:
+            return finish
+        if self.prose_calls is not None and not self.prose_calls.passed:
+            return finish  # the reader saw calls, all of them dropped
+        return self.reader.finish_reason(finish)
 
 
 @dataclass(frozen=True, slots=True)
@@ -452,6 +458,7 @@ class _ProseCalls:
     def __init__(self, grounding: Grounding | None) -> None:
         self._grounding = grounding
         self._held: dict[int, list[_CallEvent]] = {}
+        self.passed = 0
 
     def hold(self, events: list[ModelEvent]) -> list[ModelEvent]:
         passed: list[ModelEvent] = []
@@ -469,8 +476,8 @@ class _ProseCalls:
             if copied is not None:
                 released.append(copied)
                 continue
-            index = sum(isinstance(e, ToolCallStarted) for e in released)
-            released += [dataclasses.replace(event, index=index) for event in events]
+            released += [dataclasses.replace(event, index=self.passed) for event in events]
+            self.passed += 1
         self._held.clear()
         return released
 
