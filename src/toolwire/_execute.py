@@ -12,6 +12,7 @@ from typing import Any
 
 import anyio
 
+from ._durability import Durability, decision_from_message
 from ._state import RunState
 from ._untrusted import safe_text
 from .approval import ApprovalRequest, Approve, Approver, Decision, Decline, Edit
@@ -139,8 +140,12 @@ async def _prepare(
     if tool.needs_approval:
         asked = state.clock.now()
         decision = await _approval(state, call, tool, arguments)
+        waited = state.clock.now() - asked
+        if state.durability is not None and state.deadline is not None:
+            # A durable run's wait for a person holds no worker and is not the run's own time.
+            state.deadline += waited
         edited = decision.arguments if isinstance(decision, Edit) else None
-        decided = _Decided(decision.by, state.clock.now() - asked, edited)
+        decided = _Decided(decision.by, waited, edited)
         if isinstance(decision, Decline):
             return error(_declined(decision), decided)
         if edited is not None:
@@ -156,7 +161,9 @@ async def _approval(
 ) -> Decision:
     state.emit(ApprovalRequested(call=call, side_effect=tool.side_effect))
     decision: Decision | bool
-    if state.approver is None:
+    if state.durability is not None:
+        decision = await _durable_decision(state.durability, call, tool, state)
+    elif state.approver is None:
         decision = Decline(
             message="this tool needs approval and no approver is configured",
             by="policy:no-approver",
@@ -184,6 +191,28 @@ async def _approval(
         )
     )
     return decision
+
+
+async def _durable_decision(
+    durability: Durability,
+    call: ToolCall,
+    tool: Tool,
+    state: RunState,
+) -> Decision:
+    """Any process may answer (`toolwire approve`), after any restart; `approval_timeout` is
+    kept by the engine, apart from the run's own time limit."""
+    about = {
+        "call_id": call.id,
+        "tool": call.name,
+        "arguments": call.arguments,
+        "side_effect": tool.side_effect,
+    }
+    answer = await durability.wait(approval_topic(call.id), state.limits.approval_timeout, about)
+    return decision_from_message(answer)
+
+
+def approval_topic(call_id: str) -> str:
+    return f"approval:{call_id}"
 
 
 async def _ask(approver: Approver, request: ApprovalRequest) -> Decision | bool:
@@ -221,21 +250,12 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
     )
     started = state.clock.now()
     state.started.add(call.id)
-    is_error = True
-    content = ""
-    with anyio.move_on_after(_or_inf(bounded)) as scope:
-        try:
-            content = await tool.invoke(ready.arguments, context)
-            is_error = False
-        except ToolError as failure:
-            content = str(failure)
-        except UsageError:
-            raise
-        except BaseException as exception:
-            if not _raised_by_tool(exception):
-                raise
-            content = _describe_failure(exception, state)
-    if scope.cancelled_caught:
+    invoke = functools.partial(_invoke, state, ready, context, bounded)
+    if state.durability is None:
+        content, is_error, cut_off = await invoke()
+    else:
+        content, is_error, cut_off = await state.durability.step(f"tool:{call.id}", invoke)
+    if cut_off:
         content = (
             f"Timed out after {timeout:g} s; the call did not finish."
             if bounded == timeout
@@ -246,7 +266,29 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
     else:
         state.guard.last_result[ready.loop_key] = content
     result = ToolResult(call_id=call.id, name=call.name, content=content, is_error=is_error)
-    _answer(state, call, result, step, started, ready.decided, interrupted=scope.cancelled_caught)
+    _answer(state, call, result, step, started, ready.decided, interrupted=cut_off)
+
+
+async def _invoke(
+    state: RunState, ready: _Ready, context: ToolContext, bounded: float | None
+) -> tuple[str, bool, bool]:
+    """The tool's own run: its output or failure text, whether it failed, and whether it was cut
+    off. Plain values, so a durable engine can record them."""
+    is_error = True
+    content = ""
+    with anyio.move_on_after(_or_inf(bounded)) as scope:
+        try:
+            content = await ready.tool.invoke(ready.arguments, context)
+            is_error = False
+        except ToolError as failure:
+            content = str(failure)
+        except UsageError:
+            raise
+        except BaseException as exception:
+            if not _raised_by_tool(exception):
+                raise
+            content = _describe_failure(exception, state)
+    return content, is_error, scope.cancelled_caught
 
 
 def _counted_error(state: RunState, content: str) -> str:

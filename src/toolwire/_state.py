@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._durability import Durability
 from ._loopguard import LoopGuard
 from ._redact import redact
 from .approval import Approver
@@ -29,6 +30,8 @@ class RunState:
     """Values no error text may show (`_redact.run_secrets`)."""
     deadline: float | None
     guard: LoopGuard
+    durability: Durability | None = None
+    """The engine recording a durable run's steps; None for an ordinary run."""
     records: list[CallRecord] = field(default_factory=list)
     answered: dict[str, tuple[ToolResult, CallRecord]] = field(default_factory=dict)
     """Results of the current turn so far, in finishing order, so a cancelled turn can still
