@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,3 +80,44 @@ class Ledgers:
             n, key = line.split()
             keys.setdefault(int(n), set()).add(key)
         return keys
+
+
+def run_answering_approvals(
+    env: dict[str, str], run_id: str, answer: Any, max_processes: int = 6
+) -> tuple[Any, int, list[str]]:
+    """Like `run_through_crashes`, answering each approval the run waits for from this process
+    (`answer(client, run_id, call_id)`): until a worker has died (the app kills itself while
+    waiting), only while no worker is alive. Returns the result, the deaths, and the calls
+    answered while the run had no process."""
+    from toolwire.durable import Client
+
+    from .conftest import wait_until
+
+    answered_alone: list[str] = []
+    database = env.get("TOOLWIRE_DATABASE_URL")
+    with Client(database or f"sqlite:///{env['TOOLWIRE_DATA_DIR']}/durable.db") as client:
+        for deaths in range(max_processes):
+            process = start(env, "run", run_id)
+            while process.poll() is None:
+                waiting = _waiting_call(client, run_id) if deaths else None
+                if waiting is not None:
+                    answer(client, run_id, waiting)
+                    wait_until(lambda: _waiting_call(client, run_id) != waiting)
+                time.sleep(0.05)
+            code, out, err = finish(process)
+            if code != -signal.SIGKILL:
+                assert code == 0, err[-3000:]
+                return json.loads(out.splitlines()[-1]), deaths, answered_alone
+            waiting = _waiting_call(client, run_id)
+            if waiting is not None:  # the worker died while the run waited: answer it now
+                answer(client, run_id, waiting)
+                answered_alone.append(waiting)
+    raise AssertionError(f"still not finished after {max_processes} processes")
+
+
+def _waiting_call(client: Any, run_id: str) -> str | None:
+    try:
+        run = client.status(run_id)
+    except Exception:  # not recorded yet: the worker is starting
+        return None
+    return run.waiting["call_id"] if run.waiting else None

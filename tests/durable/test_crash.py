@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from toolwire import Approve
 from toolwire.log import RunLog
 
-from .harness import Ledgers, app_env, run_through_crashes
+from .harness import Ledgers, app_env, run_answering_approvals, run_through_crashes
 
 STEPS = 3
 EXPECTED = {
@@ -110,3 +112,22 @@ def test_many_kills_at_random_points_of_a_long_run(
     assert ledgers.tool_runs() == {n: 1 + (n in effected) for n in range(1, steps + 1)}
     assert ledgers.effects() == dict.fromkeys(range(1, steps + 1), 1)
     check_log_shows_one_run(env, "long", steps)
+
+
+def test_an_approval_is_answered_from_another_process_after_the_asking_worker_died(
+    tmp_path: Path, database_env: dict[str, str]
+) -> None:
+    env = app_env(tmp_path / "state", database_env, KILL="waiting", APPROVE="1", DEDUPE="1")
+
+    def approve(client: Any, run_id: str, call_id: str) -> None:
+        client.approve(run_id, call_id, Approve(by="ann"))
+
+    result, deaths, answered_alone = run_answering_approvals(env, "run1", approve)
+    assert deaths == 1
+    assert answered_alone == ["call_run1_1"]
+    check_result(result, "run1")
+    assert [call[2] for call in result["calls"]] == ["ann"] * STEPS
+    ledgers = Ledgers(tmp_path / "state")
+    assert ledgers.model_requests() == dict.fromkeys(range(1, STEPS + 2), 1)
+    assert ledgers.effects() == dict.fromkeys(range(1, STEPS + 1), 1)
+    check_log_shows_one_run(env, "run1")

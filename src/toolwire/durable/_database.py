@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from ..errors import RunError, UsageError
 from ..log import default_log_path
@@ -17,9 +18,7 @@ def database_url(url: str | None = None) -> str:
     own: the engine's writes and the log's do not wait for each other)."""
     url = url or os.environ.get(DATABASE_URL_ENV)
     if not url:
-        path = default_log_path().with_name("durable.db")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return f"sqlite:///{path}"
+        return f"sqlite:///{default_log_path().with_name('durable.db')}"
     scheme = url.partition(":")[0]
     if scheme not in ("sqlite", "postgresql", "postgres", "postgresql+psycopg"):
         raise UsageError(
@@ -33,6 +32,8 @@ def prepare_database(url: str) -> None:
     a database that does not answer is an error at once, not a wait."""
     from dbos import DBOS
 
+    if url.startswith("sqlite:///"):
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     try:
         DBOS.migrate(url)
     except Exception as failure:
