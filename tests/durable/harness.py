@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -102,7 +103,7 @@ def run_answering_approvals(
                 waiting = _waiting_call(client, run_id) if deaths else None
                 if waiting is not None:
                     answer(client, run_id, waiting)
-                    wait_until(lambda: _waiting_call(client, run_id) != waiting)
+                    wait_until(functools.partial(_answered, client, run_id, waiting))
                 time.sleep(0.05)
             code, out, err = finish(process)
             if code != -signal.SIGKILL:
@@ -121,3 +122,7 @@ def _waiting_call(client: Any, run_id: str) -> str | None:
     except Exception:  # not recorded yet: the worker is starting
         return None
     return run.waiting["call_id"] if run.waiting else None
+
+
+def _answered(client: Any, run_id: str, call_id: str) -> bool:
+    return _waiting_call(client, run_id) != call_id

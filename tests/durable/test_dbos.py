@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 from typing import Annotated, Any
 
 import anyio
@@ -34,9 +33,9 @@ def script(request: Any) -> Turn | str:
 
 
 @pytest.fixture
-def model() -> Iterator[ScriptedModel]:
+def model() -> ScriptedModel:
     keys.clear()
-    yield ScriptedModel(script)
+    return ScriptedModel(script)
 
 
 def durable_run(agent: Agent, run_id: str, events: list[RunEvent] | None = None) -> Any:
@@ -108,10 +107,10 @@ def test_an_approval_answered_by_a_client_runs_the_edited_call() -> None:
     agent = Agent(ScriptedModel(deleting), [delete])
 
     async def main() -> Any:
-        async with durable.Worker(agent, poll_interval=0.05) as worker:
-            async with anyio.create_task_group() as group:
-                group.start_soon(answer_when_waiting, "r5")
-                return await worker.run("delete it", run_id="r5")
+        worker = durable.Worker(agent, poll_interval=0.05)
+        async with worker, anyio.create_task_group() as group:
+            group.start_soon(answer_when_waiting, "r5")
+            return await worker.run("delete it", run_id="r5")
 
     result = anyio.run(main)
     [call] = result.calls
@@ -119,18 +118,21 @@ def test_an_approval_answered_by_a_client_runs_the_edited_call() -> None:
     assert (call.decided_by, call.edited_arguments) == ("ann", {"path": "b.txt"})
 
 
+async def until(status: str, client: Any, run_id: str, wanted: bool = True) -> None:
+    while True:
+        with contextlib.suppress(UsageError):  # not recorded yet
+            if (client.status(run_id).status == status) == wanted:
+                return
+        await anyio.sleep(0.05)
+
+
 async def answer_when_waiting(run_id: str) -> None:
     with durable.Client() as client:
-        while True:
-            await anyio.sleep(0.05)
-            with contextlib.suppress(UsageError):  # not recorded yet
-                if client.status(run_id).status == "waiting":
-                    break
+        await until("waiting", client, run_id)
         with pytest.raises(UsageError, match="not waiting for an approval of call_x"):
             client.approve(run_id, "call_x")
         client.approve(run_id, f"call_{run_id}_1", Edit(arguments={"path": "b.txt"}, by="ann"))
-        while client.status(run_id).status == "waiting":
-            await anyio.sleep(0.05)
+        await until("waiting", client, run_id, wanted=False)
         with pytest.raises(UsageError, match="not waiting"):
             client.approve(run_id, f"call_{run_id}_1")
 
