@@ -21,6 +21,7 @@ COMMANDS = [
     "toolwire.cli._tools",
     "toolwire.cli._logs",
     "toolwire.cli._eval",
+    "toolwire.cli._durable",
 ]
 
 EXIT_ERROR = 1

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from dbos import DBOS, SetWorkflowID
@@ -29,19 +29,24 @@ class Worker:
     """Runs durable runs of `agents` (one agent, named "default", or agents by name) and, from
     `launch` to `close`, resumes this database's runs whose worker died. Use as a context manager.
 
-    `concurrency` caps the queued runs this worker runs at once (`serve`).
+    `resolve(name)` makes the agent of a run submitted under a name not in `agents` (the CLI
+    describes its agents by their options). `concurrency` caps the queued runs this worker runs
+    at once.
     """
 
     def __init__(
         self,
         agents: Agent | Mapping[str, Agent],
         *,
+        resolve: Callable[[str], Agent | None] | None = None,
         database: str | None = None,
         concurrency: int | None = None,
         poll_interval: float = 0.2,
         takeover_interval: float = 2.0,
     ) -> None:
         REGISTRY.add(agents)
+        if resolve is not None:
+            REGISTRY.resolve = resolve
         self.database_url = database_url(database)
         self.concurrency = concurrency
         self.poll_interval = poll_interval

@@ -27,7 +27,8 @@ class AgentRegistry:
 
     def __init__(self) -> None:
         self.agents: dict[str, Agent] = {}
-        self.resolve: Callable[[str], Agent] | None = None
+        self.resolve: Callable[[str], Agent | None] | None = None
+        """Makes the agent of a name no agent was registered under, for each run anew."""
         self.listeners: dict[str, EventHandler] = {}
         """Event handlers of runs started in this process, so they stream live here."""
 
@@ -37,7 +38,7 @@ class AgentRegistry:
     def get(self, name: str) -> Agent:
         agent = self.agents.get(name)
         if agent is None and self.resolve is not None:
-            agent = self.agents[name] = self.resolve(name)
+            agent = self.resolve(name)
         if agent is None:
             known = ", ".join(sorted(self.agents)) or "none"
             raise UsageError(f"no agent named {name!r} in this worker (agents: {known})")
