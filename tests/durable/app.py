@@ -9,7 +9,8 @@ DEDUPE=1 the tool dedupes on its idempotency key, as a mail server honouring one
 KILL names where the process SIGKILLs itself, once per state directory:
 `stream:N` (while request N streams), `tool:N` (response N recorded, its tool not yet run),
 `effect:N` (call N's effect done, its step not yet recorded), `between:N` (before request N),
-`waiting` (while waiting for an approval); several may be given, comma-separated.
+`waiting` (while waiting for an approval); several may be given, comma-separated. TOOL_DELAY
+holds each call open after its effect, so a worker can be killed from outside mid-call.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -94,6 +96,7 @@ def send(n: int, key: Annotated[str, Injected("idempotency_key")]) -> str:
     if os.environ.get("DEDUPE") == "1" and any(e.endswith(key) for e in lines("effects.log")):
         return f"message {n} already sent"
     append("effects.log", f"{n} {key}")
+    time.sleep(float(os.environ.get("TOOL_DELAY", "0")))  # a window to be killed in
     kill_point(f"effect:{n}")
     return f"message {n} sent"
 
@@ -131,7 +134,8 @@ async def run(run_id: str) -> None:
 def serve() -> None:
     from toolwire.durable import Worker
 
-    worker = Worker(agent(), poll_interval=0.05, takeover_interval=0.5)
+    concurrency = int(os.environ.get("CONCURRENCY", "4"))
+    worker = Worker(agent(), poll_interval=0.05, takeover_interval=0.5, concurrency=concurrency)
     signal.signal(signal.SIGTERM, lambda *_: worker.stop())
     with worker:
         append("workers.log", f"{worker.executor_id} {os.getpid()}")
