@@ -30,6 +30,7 @@ PACKAGES = [
     "toolwire.models.bedrock",
     "toolwire.models.profiles",
     "toolwire.models.local",
+    "toolwire.durable",
 ]
 
 
@@ -53,7 +54,7 @@ def test_all_lists_exactly_the_public_names(name: str) -> None:
 def test_core_import_loads_no_optional_dependency() -> None:
     code = (
         "import sys, toolwire, toolwire.cli, toolwire.log;"
-        "heavy = {'openai','anthropic','google','boto3','mcp','llama_cpp','httpx','jinja2'};"
+        "heavy = {'openai','anthropic','google','boto3','mcp','llama_cpp','httpx','jinja2','dbos','sqlalchemy'};"
         "print(sorted(heavy & {m.split('.')[0] for m in sys.modules}))"
     )
     output = subprocess.run(

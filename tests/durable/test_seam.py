@@ -3,8 +3,6 @@ that a replay takes every recorded step from the record instead of running it ag
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, TypeVar
 
@@ -184,12 +182,3 @@ def test_a_decision_survives_its_message(decision: Any) -> None:
 )
 def test_no_answer_or_an_unreadable_one_declines(message: Any) -> None:
     assert isinstance(decision_from_message(message), Decline)
-
-
-def test_importing_toolwire_does_not_import_the_engine() -> None:
-    code = (
-        "import sys, toolwire, toolwire.agent, toolwire.cli, toolwire.log\n"
-        "assert 'dbos' not in sys.modules, 'dbos imported'\n"
-        "assert 'toolwire.durable' not in sys.modules\n"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)
