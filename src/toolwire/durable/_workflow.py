@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 
 from dbos import DBOS
 
@@ -35,14 +36,25 @@ class AgentRegistry:
     def add(self, agents: Agent | Mapping[str, Agent]) -> None:
         self.agents.update({"default": agents} if isinstance(agents, Agent) else agents)
 
-    def get(self, name: str) -> Agent:
+    @asynccontextmanager
+    async def lease(self, name: str) -> AsyncIterator[Agent]:
+        """The agent for one run; one made for the run is closed after it (its connections,
+        its run log), one registered stays for the next."""
         agent = self.agents.get(name)
-        if agent is None and self.resolve is not None:
-            agent = self.resolve(name)
-        if agent is None:
+        if agent is not None:
+            yield agent
+            return
+        made = None if self.resolve is None else self.resolve(name)
+        if made is None:
             known = ", ".join(sorted(self.agents)) or "none"
             raise UsageError(f"no agent named {name!r} in this worker (agents: {known})")
-        return agent
+        try:
+            yield made
+        finally:
+            await made.aclose()
+            close_log = getattr(made.log, "close", None)
+            if close_log is not None:
+                close_log()
 
 
 REGISTRY = AgentRegistry()
@@ -52,8 +64,8 @@ REGISTRY = AgentRegistry()
 async def run_workflow(agent_name: str, prompt: str) -> RunResult:
     run_id = DBOS.workflow_id
     assert run_id is not None  # DBOS runs a workflow under its id
-    agent = REGISTRY.get(agent_name)
     durability = await DBOSDurability.start()
-    return await agent.run(
-        prompt, run_id=run_id, durability=durability, on_event=REGISTRY.listeners.get(run_id)
-    )
+    async with REGISTRY.lease(agent_name) as agent:
+        return await agent.run(
+            prompt, run_id=run_id, durability=durability, on_event=REGISTRY.listeners.get(run_id)
+        )
