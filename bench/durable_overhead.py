@@ -98,7 +98,9 @@ def runs_per_second(workers: int) -> float:
     ]
     try:
         for process in processes:
-            assert process.stdout is not None and process.stdout.readline() == "ready\n"
+            assert process.stdout is not None
+            if process.stdout.readline() != "ready\n":
+                raise RuntimeError("a worker failed to start")
         with Client() as client:
             start = time.perf_counter()
             ids = [client.submit("go") for _ in range(RUNS)]
