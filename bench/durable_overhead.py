@@ -125,7 +125,9 @@ def main() -> None:
         )
         for workers in (1, 2, 4):
             rates = [runs_per_second(workers) for _ in range(2)]
-            print(f"queue, {workers} worker(s): {statistics.median(rates):.1f} runs/s ({RUNS} runs)")
+            print(
+                f"queue, {workers} worker(s): {statistics.median(rates):.1f} runs/s ({RUNS} runs)"
+            )
 
 
 if __name__ == "__main__":
