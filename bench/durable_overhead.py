@@ -27,7 +27,7 @@ RUNS = 40
 
 
 def agent(steps: int) -> Any:
-    from toolwire import Agent, ScriptedModel, Turn, tool
+    from toolwire import Agent, Limits, ScriptedModel, Turn, tool
     from toolwire.models import ScriptedCall
 
     @tool(side_effect="read_only")
@@ -41,7 +41,7 @@ def agent(steps: int) -> Any:
             return "done"
         return Turn(tool_calls=[ScriptedCall(name="noop", arguments={"n": done})])
 
-    return Agent(ScriptedModel(turn), [noop])
+    return Agent(ScriptedModel(turn), [noop], limits=Limits(max_steps=None))
 
 
 def per_step_costs() -> tuple[float, float]:
@@ -66,9 +66,12 @@ def per_step_costs() -> tuple[float, float]:
                 await bare(2 * STEPS + 1)
                 bare_ms.append((time.perf_counter() - start) * 1000 / (2 * STEPS + 1))
                 start = time.perf_counter()
-                await worker.run("go", run_id=f"bench-{os.getpid()}-{attempt}")
-                # Its recorded steps: one per request and call, the start clock reading.
-                toolwire_ms.append((time.perf_counter() - start) * 1000 / (2 * STEPS + 2))
+                result = await worker.run("go", run_id=f"bench-{os.getpid()}-{attempt}")
+                elapsed = time.perf_counter() - start
+                # Its recorded steps: one per request and call, and the clock's first reading.
+                recorded = result.steps + len(result.calls) + 1
+                assert recorded == 2 * STEPS + 2, result.stop_reason
+                toolwire_ms.append(elapsed * 1000 / recorded)
         return min(bare_ms), min(toolwire_ms)
 
     return anyio.run(measure)
