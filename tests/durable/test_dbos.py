@@ -148,3 +148,25 @@ def test_bad_input_to_a_client_is_a_clear_error() -> None:
         durable.Client("postgresql://nobody@127.0.0.1:1/none")
     with pytest.raises(UsageError, match="expected sqlite"):
         durable.Client("mysql://localhost/x")
+
+
+def test_a_cancelled_run_resumes_where_it_was() -> None:
+    model = ScriptedModel(deleting)
+
+    async def main() -> Any:
+        async with durable.Worker(Agent(model, [delete]), poll_interval=0.05):
+            with durable.Client() as client:
+                run_id = client.submit("delete it", run_id="r6")
+                await until("waiting", client, run_id)
+                client.cancel(run_id)
+                await until("cancelled", client, run_id)
+                client.resume(run_id)
+                await until("waiting", client, run_id)
+                client.approve(run_id, "call_r6_1")
+                await until("done", client, run_id)
+                return client.result(run_id)
+
+    result = anyio.run(main)
+    assert result.output == "finished"
+    assert result.calls[0].result.content == "deleted a.txt"
+    assert len(model.requests) == 2  # the first response came from the record after resume
