@@ -67,10 +67,16 @@ def postgres_server() -> Iterator[str]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+@pytest.fixture(autouse=True)
+def _default_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's own SQLite database, whatever the environment points at."""
+    monkeypatch.delenv("TOOLWIRE_DATABASE_URL", raising=False)
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 def database_env(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
     """The environment a process needs to find this test's own durable database."""
-    env = {"TOOLWIRE_DATA_DIR": str(tmp_path / "data")}
+    env = {"TOOLWIRE_DATA_DIR": str(tmp_path / "data"), "TOOLWIRE_DATABASE_URL": ""}
     if request.param == "postgres":
         server = request.getfixturevalue("postgres_server")
         env["TOOLWIRE_DATABASE_URL"] = f"{server}/t{uuid.uuid4().hex[:12]}"
