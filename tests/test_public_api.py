@@ -34,6 +34,7 @@ PACKAGES = [
     "toolwire.models.profiles",
     "toolwire.models.local",
     "toolwire.otel",
+    "toolwire.durable",
 ]
 
 
@@ -57,7 +58,7 @@ def test_all_lists_exactly_the_public_names(name: str) -> None:
 def test_core_import_loads_no_optional_dependency() -> None:
     code = (
         "import sys, toolwire, toolwire.cli, toolwire.log;"
-        "heavy = {'openai','anthropic','google','boto3','mcp','llama_cpp','httpx','jinja2'};"
+        "heavy = {'openai','anthropic','google','boto3','mcp','llama_cpp','httpx','jinja2','dbos','sqlalchemy'};"
         "print(sorted(heavy & {m.split('.')[0] for m in sys.modules}))"
     )
     output = subprocess.run(

@@ -8,6 +8,7 @@ from typing import Any
 
 import anyio
 
+from ._durability import Durability, decision_from_message
 from ._state import RunState
 from ._sync import answer_of
 from .approval import ApprovalRequest, Approve, Decision, Decline, Edit
@@ -27,7 +28,9 @@ async def ask_approval(
     within the approval timeout; recorded as events."""
     state.emit(ApprovalRequested(call=call, side_effect=side_effect))
     decision: Decision | bool
-    if state.approver is None:
+    if state.durability is not None:
+        decision = await _durable_decision(state.durability, call, side_effect, state)
+    elif state.approver is None:
         decision = Decline(
             message="this tool needs approval and no approver is configured",
             by="policy:no-approver",
@@ -55,6 +58,25 @@ async def ask_approval(
         )
     )
     return decision
+
+
+async def _durable_decision(
+    durability: Durability, call: ToolCall, side_effect: SideEffect, state: RunState
+) -> Decision:
+    """Any process may answer (`toolwire approve`), after any restart; `approval_timeout` is
+    kept by the engine, apart from the run's own time limit."""
+    about = {
+        "call_id": call.id,
+        "tool": call.name,
+        "arguments": call.arguments,
+        "side_effect": side_effect,
+    }
+    answer = await durability.wait(approval_topic(call.id), state.limits.approval_timeout, about)
+    return decision_from_message(answer)
+
+
+def approval_topic(call_id: str) -> str:
+    return f"approval:{call_id}"
 
 
 def or_inf(seconds: float | None) -> float:

@@ -142,8 +142,12 @@ async def _prepare(
     if tool.needs_approval:
         asked = state.clock.now()
         decision = await ask_approval(state, call, tool.definition, tool.side_effect, arguments)
+        waited = state.clock.now() - asked
+        if state.durability is not None and state.deadline is not None:
+            # A durable run's wait for a person holds no worker and is not the run's own time.
+            state.deadline += waited
         edited = decision.arguments if isinstance(decision, Edit) else None
-        decided = _Decided(decision.by, state.clock.now() - asked, edited)
+        decided = _Decided(decision.by, waited, edited)
         if isinstance(decision, Decline):
             return error(_declined(decision), decided)
         if edited is not None:
@@ -180,21 +184,12 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
     )
     started = state.clock.now()
     state.started.add(call.id)
-    is_error = True
-    content = ""
-    with scope:
-        try:
-            content = await tool.invoke(ready.arguments, context)
-            is_error = False
-        except ToolError as failure:
-            content = str(failure)
-        except UsageError:
-            raise
-        except BaseException as exception:
-            if not _raised_by_tool(exception):
-                raise
-            content = _describe_failure(exception, state)
-    if scope.cancelled_caught:
+    invoke = functools.partial(_invoke, state, ready, context, scope)
+    if state.durability is None:
+        content, is_error, cut_off = await invoke()
+    else:
+        content, is_error, cut_off = await state.durability.step(f"tool:{call.id}", invoke)
+    if cut_off:
         content = (
             f"Timed out after {timeout:g} s; the call did not finish."
             if bounded == timeout
@@ -205,7 +200,29 @@ async def _run(state: RunState, ready: _Ready, step: int) -> None:
     else:
         state.guard.last_result[ready.loop_key] = content
     result = ToolResult(call_id=call.id, name=call.name, content=content, is_error=is_error)
-    _answer(state, call, result, step, started, ready.decided, interrupted=scope.cancelled_caught)
+    _answer(state, call, result, step, started, ready.decided, interrupted=cut_off)
+
+
+async def _invoke(
+    state: RunState, ready: _Ready, context: ToolContext, scope: anyio.CancelScope
+) -> tuple[str, bool, bool]:
+    """The tool's own run within `scope`: its output or failure text, whether it failed, and
+    whether it was cut off. Plain values, so a durable engine can record them."""
+    is_error = True
+    content = ""
+    with scope:
+        try:
+            content = await ready.tool.invoke(ready.arguments, context)
+            is_error = False
+        except ToolError as failure:
+            content = str(failure)
+        except UsageError:
+            raise
+        except BaseException as exception:
+            if not _raised_by_tool(exception):
+                raise
+            content = _describe_failure(exception, state)
+    return content, is_error, scope.cancelled_caught
 
 
 def _counted_error(state: RunState, content: str) -> str:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from ._durability import Durability
 from ._loopguard import LoopGuard
 from ._redact import redact
 from .approval import Approver
@@ -39,6 +40,8 @@ class RunState:
     """Values no error text may show (`_redact.run_secrets`)."""
     deadline: float | None
     guard: LoopGuard
+    durability: Durability | None = None
+    """The engine recording a durable run's steps; None for an ordinary run."""
     records: list[CallRecord] = field(default_factory=list)
     answered: dict[str, tuple[ToolResult, CallRecord]] = field(default_factory=dict)
     """Results of the current turn so far, in finishing order, so a cancelled turn can still

@@ -11,6 +11,7 @@ import anyio
 
 from . import _telemetry
 from ._assemble import ModelResponse, ResponseBuilder
+from ._durability import Durability
 from ._execute import answer_the_rest, execute_calls
 from ._loopguard import LoopGuard
 from ._redact import redact, run_secrets
@@ -117,6 +118,7 @@ class Agent:
         run_id: str | None = None,
         limits: Limits | None = None,
         on_event: EventHandler | None = None,
+        durability: Durability | None = None,
     ) -> RunResult:
         """Run the loop until the model answers or a limit stops it.
 
@@ -124,12 +126,15 @@ class Agent:
         cancellation (task cancel, Ctrl-C) the history is made consistent (every issued call gets a
         result), `RunFinished` is emitted with stop reason `cancelled`, and the cancellation
         propagates.
+
+        `durability` makes the run durable: `toolwire.durable` passes it, with the run id its
+        engine knows the run by; the run then reads time from it instead of `clock`.
         """
         run_id = run_id or new_run_id()
         secrets = run_secrets(deps or {})
         emit = self._emitter(run_id, on_event, secrets)
         limits = limits or self.limits
-        clock = self.clock
+        clock = self.clock if durability is None else durability.clock
         messages = _initial_messages(self.instructions, history, prompt)
         ids = IdSource(run_id)
         ids.take(call.id for message in messages for call in message.tool_calls)
@@ -146,6 +151,7 @@ class Agent:
             secrets=secrets,
             deadline=None if limits.timeout is None else clock.now() + limits.timeout,
             guard=LoopGuard(limits.loop_threshold),
+            durability=durability,
         )
         loop = _Loop(self, state, messages)
         emit(
@@ -358,11 +364,8 @@ class _Loop:
         limits = state.limits
         attempt = 0
         while True:
-            remaining = state.remaining()
-            response = None
             try:
-                with anyio.move_on_after(float("inf") if remaining is None else remaining):
-                    response = await self._stream(request)
+                response = await self._attempt(request, attempt)
             except ProviderError as failure:
                 if not failure.retryable or attempt >= limits.max_retries:
                     self.stop, self.error = "error", _describe(failure, attempt)
@@ -381,6 +384,26 @@ class _Loop:
             if response is None:
                 self.stop = "timeout"
             return response
+
+    async def _attempt(self, request: ModelRequest, attempt: int) -> ModelResponse | None:
+        """One try; None when the run's time ran out first. In a durable run, a recorded step:
+        a response recorded once is never requested again."""
+        durability = self.state.durability
+        if durability is None:
+            return await self._stream_in_time(request)
+        response = await durability.step(
+            f"model:{self.step}.{attempt}", functools.partial(self._stream_in_time, request)
+        )
+        if response is not None:
+            # A replayed response assigned its call ids in a process that is gone.
+            self.state.ids.take(call.id for call in response.message.tool_calls)
+        return response
+
+    async def _stream_in_time(self, request: ModelRequest) -> ModelResponse | None:
+        remaining = self.state.remaining()
+        with anyio.move_on_after(float("inf") if remaining is None else remaining):
+            return await self._stream(request)
+        return None
 
     async def _stream(self, request: ModelRequest) -> ModelResponse:
         builder = ResponseBuilder(self.state.ids)

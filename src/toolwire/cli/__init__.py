@@ -22,6 +22,7 @@ COMMANDS = [
     "toolwire.cli._logs",
     "toolwire.cli._eval",
     "toolwire.cli._ui",
+    "toolwire.cli._durable",
 ]
 
 EXIT_ERROR = 1
