@@ -176,6 +176,16 @@ def _edit(browser: Any, text: str, error: str | None) -> None:
     area.send_keys(text)
     form.find_element(By.CSS_SELECTOR, "button[data-answer=edit]").click()
     status = form.find_element(By.CSS_SELECTOR, ".status")
+    if error is None:
+        # Accepted, the call goes on and its form may leave the page before the status is read.
+        until(browser, lambda d: _shown_or_gone(status))
+        return
     until(browser, lambda d: status.text)
-    if error is not None:
-        assert error in status.text and "error" in status.get_attribute("class")
+    assert error in status.text and "error" in status.get_attribute("class")
+
+
+def _shown_or_gone(element: Any) -> bool:
+    try:
+        return bool(element.text)
+    except StaleElementReferenceException:
+        return True
