@@ -24,6 +24,7 @@ import argparse
 import dataclasses
 import json
 import math
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -43,10 +44,8 @@ from toolwire.models.local._coverage import RequestValues  # noqa: E402
 from toolwire.models.local._engine import Gate, GateReading, Generation  # noqa: E402
 from toolwire.models.local._model import (  # noqa: E402
     DEFAULT_AFTER_RESULTS_THRESHOLD,
-    DEFAULT_CALL_THRESHOLD,
     UNUSED_VALUES_COUNTED,
 )
-from toolwire.models.local._relevance import RELEVANCE_NEUTRAL, RELEVANCE_WEIGHT  # noqa: E402
 
 
 def first_turn(item: Item) -> ModelRequest:
@@ -176,8 +175,11 @@ def fit(rows: list[dict[str, Any]]) -> Gate:
     return max(candidates, key=lambda gate: (min(rates(gate, rows)), sum(rates(gate, rows))))
 
 
-def report(rows: list[dict[str, Any]], chosen: Gate | None) -> None:
-    gates = {"current": Gate((), DEFAULT_CALL_THRESHOLD, None, RELEVANCE_WEIGHT, RELEVANCE_NEUTRAL)}
+def report(rows: list[dict[str, Any]], model: LocalModel, chosen: Gate | None) -> None:
+    current = Gate(
+        (), model.call_threshold or 0.0, None, model.relevance_weight, model.relevance_neutral
+    )
+    gates = {"current": current}
     if chosen is not None:
         gates["fitted on dev"] = chosen
     for name, gate in gates.items():
@@ -253,7 +255,8 @@ def main() -> None:
     if not isinstance(model, LocalModel):
         sys.exit(f"{options.model} is not a local model")
     kind = "gate_after" if options.after_results else "gate"
-    out: Path = options.out or ROOT / f"bench/out/{kind}.local.jsonl"
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", options.model)
+    out: Path = options.out or ROOT / f"bench/out/{kind}.{name}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     done: dict[str, list[dict[str, Any]]] = {}
     if out.exists():
@@ -281,7 +284,7 @@ def main() -> None:
     if options.after_results:
         report_after(read, fit_after(dev) if options.fit and dev else None)
     else:
-        report(read, fit(dev) if options.fit and dev else None)
+        report(read, model, fit(dev) if options.fit and dev else None)
 
 
 if __name__ == "__main__":

@@ -11,10 +11,12 @@ from toolwire import UsageError
 from toolwire.models.local import (
     DEFAULT_MODEL,
     PACKAGED_MODELS,
+    LocalModel,
     ModelIntegrityError,
     PackagedModel,
     Part,
     ensure_packaged,
+    from_spec,
     models_dir,
 )
 
@@ -175,3 +177,23 @@ def test_catalogue_pins(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None
     assert len(PACKAGED_MODELS["qwen2.5-coder-1.5b"].parts) == 22
     monkeypatch.setenv("TOOLWIRE_MODELS_DIR", str(tmp_path))
     assert models_dir() == tmp_path
+
+
+def test_a_packaged_model_brings_its_own_fitted_call_gate() -> None:
+    larger = from_spec("qwen2.5-coder-1.5b")
+    gate = PACKAGED_MODELS["qwen2.5-coder-1.5b"].gate
+    assert gate is not None
+    assert (larger.call_threshold, larger.relevance_weight, larger.relevance_neutral) == (
+        gate.call_threshold,
+        gate.relevance_weight,
+        gate.relevance_neutral,
+    )
+    # A model without a fit of its own takes LocalModel's defaults, fitted on the default model.
+    default, bare = from_spec(""), LocalModel(lambda: Path("unused.gguf"))
+    assert PACKAGED_MODELS[DEFAULT_MODEL].gate is None
+    assert (default.call_threshold, default.relevance_neutral) == (
+        bare.call_threshold,
+        bare.relevance_neutral,
+    )
+    with pytest.raises(UsageError, match="relevance_neutral"):
+        LocalModel(lambda: Path("unused.gguf"), relevance_neutral=float("nan"))

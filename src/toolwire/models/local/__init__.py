@@ -3,13 +3,14 @@
 grammar-constrained calls, and KV-cache reuse across the steps of a run."""
 
 from ._assemble import ModelIntegrityError, ensure_packaged, models_dir
-from ._catalog import DEFAULT_MODEL, PACKAGED_MODELS, PackagedModel, Part
+from ._catalog import DEFAULT_MODEL, PACKAGED_MODELS, CallGate, PackagedModel, Part
 from ._model import LocalModel
 from ._spec import from_spec
 
 __all__ = [
     "DEFAULT_MODEL",
     "PACKAGED_MODELS",
+    "CallGate",
     "LocalModel",
     "ModelIntegrityError",
     "PackagedModel",

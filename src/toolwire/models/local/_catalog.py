@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_MODEL", "PACKAGED_MODELS", "PackagedModel", "Part", "find_packaged"]
+__all__ = ["DEFAULT_MODEL", "PACKAGED_MODELS", "CallGate", "PackagedModel", "Part", "find_packaged"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,12 +27,25 @@ class Part:
 
 
 @dataclass(frozen=True, slots=True)
+class CallGate:
+    """A model's own fit of the call gate (see `LocalModel`): models give a call's opening
+    different probabilities for the same request, so each is fitted on its own readings
+    (`bench/local_gate.py --fit`)."""
+
+    call_threshold: float
+    relevance_weight: float
+    relevance_neutral: float
+
+
+@dataclass(frozen=True, slots=True)
 class PackagedModel:
     name: str
     title: str
     filename: str
     sha256: str
     parts: tuple[Part, ...]
+    gate: CallGate | None = None
+    """None: `LocalModel`'s defaults, fitted on the default model."""
 
     @property
     def size(self) -> int:
@@ -47,6 +60,7 @@ def _split(
     distribution: str,
     version: str,
     parts: list[tuple[int, str]],
+    gate: CallGate | None = None,
 ) -> PackagedModel:
     package = distribution.replace("-", "_")
     return PackagedModel(
@@ -64,6 +78,7 @@ def _split(
             )
             for i, (size, digest) in enumerate(parts, start=1)
         ),
+        gate=gate,
     )
 
 
@@ -120,6 +135,8 @@ PACKAGED_MODELS: dict[str, PackagedModel] = {
                 (_MB50, "27f8af79348266bb154db225605212fa9ba3093ee3e2c9fce55eb3659163f344"),
                 (16_315_968, "7e190c024384a6fbfb8d467d1e79042c9b60de050520f6661eaf283ab9a26b7a"),
             ],
+            # Fitted on the dev half of the everyday-requests suite; results in bench/results.
+            CallGate(call_threshold=0.35, relevance_weight=0.25, relevance_neutral=10.0),
         ),
         PackagedModel(
             name="smollm2-135m",

@@ -154,6 +154,7 @@ class LocalModel:
         call_threshold: float | None = DEFAULT_CALL_THRESHOLD,
         after_results_threshold: float | None = DEFAULT_AFTER_RESULTS_THRESHOLD,
         relevance_weight: float = RELEVANCE_WEIGHT,
+        relevance_neutral: float = RELEVANCE_NEUTRAL,
         drop_guessed_arguments: bool = True,
         scanner: ScannerFactory = default_scanner,
     ) -> None:
@@ -173,6 +174,8 @@ class LocalModel:
                 raise UsageError(f"{option} is a probability, from 0 to 1")
         if not 0.0 <= relevance_weight < math.inf:
             raise UsageError("relevance_weight is 0 (the request's relevance left out) or more")
+        if not math.isfinite(relevance_neutral):
+            raise UsageError("relevance_neutral is a number of nats")
         self._name = name or f"local:{source}"
         self._engine_options = (n_ctx, n_threads, n_gpu_layers)
         self.strict = strict
@@ -181,6 +184,7 @@ class LocalModel:
         self.call_threshold = call_threshold
         self.after_results_threshold = after_results_threshold
         self.relevance_weight = relevance_weight
+        self.relevance_neutral = relevance_neutral
         self.drop_guessed_arguments = drop_guessed_arguments
         self._scanner = scanner
         self._loaded: _Loaded | None = None
@@ -341,7 +345,7 @@ class LocalModel:
                 prose_only=loaded.prose_only,
                 another_call_threshold=ANOTHER_CALL_THRESHOLD,
                 relevance_weight=self.relevance_weight,
-                relevance_neutral=RELEVANCE_NEUTRAL,
+                relevance_neutral=self.relevance_neutral,
                 unused_value_weight=UNUSED_VALUE_WEIGHT,
                 unused_values_counted=UNUSED_VALUES_COUNTED,
                 calls_on_trial=CALLS_ON_TRIAL,

@@ -8,6 +8,7 @@ local:OWNER/REPO[:FILE]     a GGUF file from the Hugging Face Hub (FILE may be a
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from pathlib import Path
@@ -27,8 +28,10 @@ def from_spec(spec: str) -> LocalModel:
     spec = spec.strip()
     packaged = find_packaged(spec)
     if packaged is not None:
+        gate = packaged.gate
+        fitted = {} if gate is None else dataclasses.asdict(gate)
         return LocalModel(
-            functools.partial(ensure_packaged, packaged), name=f"local:{packaged.name}"
+            functools.partial(ensure_packaged, packaged), name=f"local:{packaged.name}", **fitted
         )
     path = Path(spec).expanduser()
     repo = _REPO.fullmatch(spec)
