@@ -501,6 +501,13 @@ def test_a_call_behind_prose_is_checked_for_copied_identifiers_too() -> None:
     assert [(e.name, e.index) for e in started] == [("cancel_event", 0)]
     assert "To cancel it:" in "".join(e.text for e in events if isinstance(e, TextDelta))
     assert not [e for e in reply(f"Sure.\n{calls('evt_777')}") if isinstance(e, CallCorrected)]
+    # Arguments no JSON reader takes (nested past any limit) are passed on for the loop to
+    # report, not a failure of the reply.
+    nested = '{"event_id": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    events = reply(
+        f'Sure.\n<tool_call>\n{{"name": "cancel_event", "arguments": {nested}}}\n</tool_call>'
+    )
+    assert [e.name for e in events if isinstance(e, ToolCallStarted)] == ["cancel_event"]
     # A reply whose call was dropped is written again as text, whose calls are checked too;
     # with every call dropped, the reply ends as an answer.
     events = reply("<tool_call>", calls("evt_204"), f"Use this call:\n{calls('evt_204')}")

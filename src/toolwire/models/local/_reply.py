@@ -19,19 +19,19 @@ none wrong). A call the model writes only on trial (see
 `_coverage`) reaches the reply only if the trial keeps it. A later call that goes on past what
 the conversation asks (made-up values where the tool's earlier calls took theirs from the
 request, an earlier call again with a flag turned off: see `Grounding.made_up`) is dropped while
-the model writes on, as is a call passing an identifier copied from its tool's documentation
+the model writes on, as is a call passing an identifier copied from the tools' documentation
 (`Grounding.copied_example`). A `decide` reply left with no new call is written again as text.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..._untrusted import load_json
 from ...events import (
     CallCorrected,
     FinishReason,
@@ -488,9 +488,9 @@ class _ProseCalls:
             return None
         text = "".join(e.delta for e in events if isinstance(e, ToolCallArgumentsDelta))
         try:
-            arguments = json.loads(text)
+            arguments = load_json(text)
         except ValueError:
-            return None
+            return None  # not read as arguments: the loop reports the call as malformed
         if not isinstance(arguments, dict):
             return None
         copied = self._grounding.copied_example(arguments)
