@@ -194,15 +194,11 @@ class Reply:
                         break
                     seen.add(call.key)
                     if copied := self._copied_example(call):
-                        yield _copy_dropped(call.name, call.written, copied)
+                        yield _dropped(call.name, call.written, _copied_why(copied))
                         continue
                     if self._made_up(call, written):
-                        yield CallCorrected(
-                            name=call.name,
-                            written=call.written,
-                            index=None,
-                            changes=("dropped: it goes on past what the conversation asks",),
-                        )
+                        why = "it goes on past what the conversation asks"
+                        yield _dropped(call.name, call.written, why)
                         continue
                     written.append(call)
                     self.kept += 1
@@ -494,13 +490,12 @@ class _ProseCalls:
         if not isinstance(arguments, dict):
             return None
         copied = self._grounding.copied_example(arguments)
-        return None if copied is None else _copy_dropped(started.name, arguments, copied)
+        return None if copied is None else _dropped(started.name, arguments, _copied_why(copied))
 
 
-def _copy_dropped(name: str, written: dict[str, Any], copied: str) -> CallCorrected:
-    return CallCorrected(
-        name=name,
-        written=written,
-        index=None,
-        changes=(f"dropped: {copied!r} is the tools' documented example, not the user's",),
-    )
+def _dropped(name: Any, written: Any, why: str) -> CallCorrected:
+    return CallCorrected(name=name, written=written, index=None, changes=(f"dropped: {why}",))
+
+
+def _copied_why(copied: str) -> str:
+    return f"{copied!r} is the tools' documented example, not the user's"
