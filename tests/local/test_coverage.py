@@ -173,3 +173,35 @@ def test_a_call_on_trial_must_ask_for_what_the_request_gives_and_no_call_used() 
     assert not trial(before + "\n", attempt("chess_club", {"city": "London"}))
     off = reply(dataclasses.replace(steering, calls_on_trial=False))
     assert off._new_value_trial() is None
+
+
+def test_a_call_takes_up_a_piece_of_the_request_no_earlier_call_holds() -> None:
+    request = RequestValues.of("What time is it in Tokyo, and what is 15% of 80?")
+    time = {"timezone": "Asia/Tokyo"}
+    assert request.takes_up(time, [])
+    assert request.takes_up({"expression": "15 * 80 / 100"}, [time])
+    assert request.takes_up({"rate": 0.15}, [time])
+    # The same pieces again, or none of the request's.
+    assert not request.takes_up({"timezone": "Tokyo"}, [time])
+    assert not request.takes_up({"timezone": "UTC"}, [time])
+    assert not request.takes_up({"expression": "12"}, [time, {"expression": "15 * 80 / 100"}])
+    weight = RequestValues.of("I weigh 165 pounds. What is that in kilograms?")
+    converted = {"value": 165, "from_unit": "pounds", "to_unit": "kilograms"}
+    assert not weight.takes_up({"query": "165 pounds"}, [converted])
+
+
+def test_a_request_names_a_tool_by_a_word_of_its_name() -> None:
+    request = RequestValues.of("What time is it in Mumbai? And search my notes for Lena")
+    assert request.names("current_time")
+    assert request.names("searchNote")
+    assert not request.names("convert_units")
+    assert not RequestValues.of("hi").names("calculate")
+
+
+def test_a_call_extends_with_values_that_hold_pieces_of_the_request() -> None:
+    values = RequestValues.of("What time is it in Tokyo, and what is 15% of 80?")
+    time = {"timezone": "Asia/Tokyo"}
+    assert values.extends({"expression": "15 * 80 / 100"}, [time])
+    assert values.extends(time, [{"expression": "15 * 80 / 100"}])
+    # A unit nobody wrote is no piece of the request.
+    assert not values.extends({"value": 15, "from_unit": "km", "to_unit": "m"}, [time])

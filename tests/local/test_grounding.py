@@ -714,6 +714,29 @@ def test_an_identifier_copied_from_the_tools_documentation_is_found() -> None:
     assert asked.copied_example({"order_id": "ORD-10522"}) is None
 
 
+CALCULATE = ToolDefinition(
+    name="calculate",
+    description='Evaluate an arithmetic expression, e.g. "17 * 23" or "(2 + 3) ** 2 / 7".',
+    parameters={
+        "type": "object",
+        "properties": {"expression": {"type": "string"}},
+        "required": ["expression"],
+    },
+)
+
+
+def test_an_example_with_a_number_of_the_request_swapped_in_is_a_copy() -> None:
+    asked = Grounding.of([Message.user("I weigh 165 pounds. What is that in kg?")], [CALCULATE])
+    assert asked.copied_example({"expression": "165 * 23"}) == "165 * 23"
+    assert asked.copied_example({"expression": "(2 + 3) ** 2 / 165"}) == "(2 + 3) ** 2 / 165"
+    # The example's shape with numbers of its own, or another shape, is the model's expression.
+    assert asked.copied_example({"expression": "165 * 0.4536"}) is None
+    assert asked.copied_example({"expression": "165 / 23"}) is None
+    # The request writes 23 itself.
+    asked = Grounding.of([Message.user("what is 165 times 23")], [CALCULATE])
+    assert asked.copied_example({"expression": "165 * 23"}) is None
+
+
 def test_an_identifier_the_conversation_wrote_is_the_users_whatever_the_documentation_says() -> (
     None
 ):
@@ -732,3 +755,28 @@ def test_only_a_documented_value_is_ever_a_copy(value: str) -> None:
     asked = Grounding.of([Message.user("refund my order")], [REFUND])
     copied = asked.copied_example({"order_id": value})
     assert copied is None or value.strip().casefold() in {"ord-10517", "refund ord-10517 in full"}
+
+
+def test_a_later_call_of_another_tool_must_take_up_more_of_the_request_or_be_named() -> None:
+    tools = [
+        ToolDefinition(name=n, description=n, parameters={"type": "object"})
+        for n in ("convert_units", "search_notes", "current_time", "calculate")
+    ]
+    asked = Grounding.of([Message.user("I weigh 165 pounds. What is that in kilograms?")], tools)
+    converted = [("convert_units", {"value": 165, "from_unit": "pounds", "to_unit": "kg"})]
+    assert asked.made_up("search_notes", {"query": "165 pounds"}, converted)
+    assert asked.made_up("current_time", {"timezone": "UTC"}, converted)
+    # Its default asks for nothing either.
+    clock = ToolDefinition(
+        name="current_time",
+        description="the time",
+        parameters={"type": "object", "properties": {"timezone": {"default": "UTC"}}},
+    )
+    defaulted = Grounding.of([Message.user("I weigh 165 pounds. What's that in kg?")], [clock])
+    assert defaulted.made_up("current_time", {"timezone": "UTC"}, converted)
+    assert defaulted.made_up("current_time", {}, converted)
+    assert not asked.made_up("calculate", {"expression": "165 * 0.4536"}, [])
+    both = Grounding.of([Message.user("time in Mumbai, and what's 5 + 5")], tools)
+    added = [("calculate", {"expression": "5 + 5"})]
+    # The request names the tool: a value of the model's knowledge is the model's reading.
+    assert not both.made_up("current_time", {"timezone": "Asia/Kolkata"}, added)

@@ -9,7 +9,8 @@ missing. The go-on check after each call weighs that count (see `_engine.GoOn`).
 Where the check still ends the reply, the model writes one more call on trial, kept only if it
 uses a value of the request that no earlier call has used: asking a tool an earlier call asked,
 a value the request lists with one an earlier call has ("copper and aluminum", "gold, silver"),
-and asking another tool, only values the request writes. The aluminum call goes in though the
+and asking another tool, only values that hold a number or a word the request writes ("Asia/Tokyo"
+for Tokyo, "15 * 80 / 100" for 15% of 80), one of them new. The aluminum call goes in though the
 model gave it a probability of 2e-05, as does the deposit to "account 987654" after the
 conversion of the dollars to deposit. The first call written again is dropped, as is a call
 whose new values are made up, or which the request mentions in passing: "Earth" for the weight
@@ -33,6 +34,8 @@ _LISTING = re.compile(r",|&|\b(?:and|or|plus|vs|versus)\b")
 _LISTED_WITHIN = 6
 """Words that may stand between two listed values ("solar energy for 12 months and wind")."""
 _QUOTED = re.compile(r"(?<!\w)(['\"])([^'\"\n]{2,80})\1(?!\w)")
+_WORD = re.compile(r"[^\W\d_]{4,}")
+"""A word long enough to tell where a value came from, or which tool a request names."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +49,8 @@ class RequestValues:
     """Quoted strings, folded to lower case; a tool's name quoted in the request is left out."""
     text: str
     """The request, folded to lower case."""
+    words: frozenset[str] = frozenset()
+    """Its words (see `_WORD`)."""
 
     @classmethod
     def of(cls, request: str, tool_names: Iterable[str] = ()) -> RequestValues:
@@ -59,7 +64,10 @@ class RequestValues:
             for _, text in _QUOTED.findall(request)
             if _name_key(text) not in names and text.strip()
         }
-        return cls(frozenset(numbers), frozenset(strings), request.lower())
+        lowered = request.lower()
+        return cls(
+            frozenset(numbers), frozenset(strings), lowered, frozenset(_WORD.findall(lowered))
+        )
 
     def __len__(self) -> int:
         return len(self.numbers) + len(self.strings)
@@ -102,16 +110,54 @@ class RequestValues:
         )
 
     def extends(self, call: Mapping[str, Any], before: Iterable[Mapping[str, Any]]) -> bool:
-        """Whether the request writes every value the arguments of `call` hold, and one of
-        them is held by none of the calls `before`: the call takes up another part of the
-        request ("convert 10 dollars to euros, and deposit them in account 987654")."""
+        """Whether every value the arguments of `call` hold holds a piece of the request (see
+        `takes_up`), and one piece is held by none of the calls `before`: the call takes up
+        another part of the request ("convert 10 dollars to euros, and deposit them in
+        account 987654"; "Asia/Tokyo" or "15 * 80 / 100" after the other part of "what time
+        is it in Tokyo, and what is 15% of 80?")."""
         values = [value for value in leaves(call) if not isinstance(value, bool)]
-        held = {_folded(value) for arguments in before for value in leaves(arguments)}
-        return (
-            bool(values)
-            and all(self._spans(value) for value in values)
-            and any(_folded(value) not in held for value in values)
+        return all(self._pieces(value) for value in values) and self.takes_up(call, before)
+
+    def takes_up(self, call: Mapping[str, Any], before: Iterable[Mapping[str, Any]]) -> bool:
+        """Whether the arguments of `call` hold a piece of the request that none of the calls
+        `before` holds: a number it writes, alone or inside a string ("15 * 80 / 100"), a word
+        of it ("tokyo" in "Asia/Tokyo"), or a quoted string. A call after the first of a reply
+        that takes up nothing new asks again what is asked, or what nobody asked ("165 pounds"
+        searched in the notes after its conversion, the time in UTC)."""
+        held: set[float | str] = set()
+        for arguments in before:
+            for value in leaves(arguments):
+                held |= self._pieces(value)
+        return any(self._pieces(value) - held for value in leaves(call))
+
+    def names(self, tool: str) -> bool:
+        """Whether the request writes a word of the tool's name ("time" for `current_time`),
+        or one beginning alike ("notes" for `search_note`)."""
+        named = _WORD.findall(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", tool).lower())
+        return any(
+            word.startswith(said) or said.startswith(word) for word in named for said in self.words
         )
+
+    def _pieces(self, value: Any) -> set[float | str]:
+        if isinstance(value, bool):
+            return set()
+        if isinstance(value, int | float):
+            return {
+                number
+                for _, number, percentage in self.numbers
+                if abs(value) == number or (percentage and value == number / 100)
+            }
+        if not isinstance(value, str):
+            return set()
+        lowered = value.lower()
+        pieces: set[float | str] = {
+            number
+            for written, number, _ in self.numbers
+            if re.search(rf"(?<![\d.]){re.escape(written.lstrip('-'))}(?!\.?\d)", lowered)
+        }
+        pieces |= set(_WORD.findall(lowered)) & self.words
+        pieces |= {string for string in self.strings if string in lowered}
+        return pieces
 
     def nearest_held(self, position: int, arguments: Mapping[str, Any]) -> bool:
         """Whether the value the request writes nearest `position` is one `arguments` hold: the

@@ -220,13 +220,29 @@ class Grounding:
         earlier: Sequence[tuple[str, Mapping[str, Any]]],
     ) -> bool:
         """Whether a call after the `earlier` ones of a reply (as name and arguments) goes on
-        past what the conversation asks: it asks an earlier call again with flags turned off
-        that the request never turns off or makes a condition of; it passes a value the
-        conversation never gave to a parameter every earlier call of the tool took from it; or
-        it passes an option the conversation does not mention where it mentions another."""
+        past what the conversation asks: it calls a tool no earlier call has and the request
+        does not name, with values (not its defaults) that take up nothing of the request no
+        earlier call has (`RequestValues.takes_up`); it asks an
+        earlier call again with flags turned off that the request never turns off or makes a
+        condition of; it passes a value the conversation never gave to a parameter every
+        earlier call of the tool took from it; or it passes an option the conversation does not
+        mention where it mentions another."""
         if not earlier:
             return False
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        asked = {
+            name: value
+            for name, value in arguments.items()
+            if name not in parameters.defaults or value != parameters.defaults[name]
+        }
+        request = self.request
+        if (
+            request is not None
+            and all(called != tool for called, _ in earlier)
+            and not request.names(tool)
+            and not request.takes_up(asked, [before for _, before in earlier])
+        ):
+            return True
         siblings = [before for called, before in earlier if called == tool]
         for name, value in arguments.items():
             if self._given(parameters, name, value):
@@ -240,16 +256,24 @@ class Grounding:
         return any(self._switched_off(parameters, arguments, before) for before in siblings)
 
     def copied_example(self, arguments: Mapping[str, Any]) -> str | None:
-        """The identifier of the tools' documentation that `arguments` pass and the
-        conversation never wrote (not every run of digits of it), if there is one: small
-        models copy the examples of any tool they are shown."""
+        """The value `arguments` pass that copies an example of the tools' documentation, if
+        there is one: small models copy the examples of any tool they are shown, whole
+        ("17 * 23", "ORD-10517") or with a number of the request swapped in for one of the
+        example's ("165 * 23"). A copy keeps a run of digits of the example that the
+        conversation never wrote."""
         for value in leaves(arguments):
-            if (
-                isinstance(value, str)
-                and value.strip().casefold() in self.examples
-                and not set(_DIGITS.findall(value)) <= self.digit_runs
-            ):
-                return value
+            if not isinstance(value, str):
+                continue
+            folded = value.strip().casefold()
+            digits = set(_DIGITS.findall(folded))
+            if digits <= self.digit_runs:
+                continue
+            for example in self.examples:
+                if folded == example or (
+                    _DIGITS.sub("0", folded) == _DIGITS.sub("0", example)
+                    and digits - self.digit_runs & set(_DIGITS.findall(example))
+                ):
+                    return value
         return None
 
     def _given(self, parameters: _Guessable, name: str, value: Any) -> bool:
@@ -452,6 +476,8 @@ class _Guessable:
     """Optional, taking a list or an object, other than a list of an `enum`'s strings."""
     ends: tuple[str, str] | None = None
     """The string parameters naming the two ends of a conversion or a route, from and to."""
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    """The schema's defaults: a value equal to its parameter's default asks for nothing."""
 
 
 _NOTHING_GUESSABLE = _Guessable()
@@ -493,9 +519,12 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
     choices: dict[str, frozenset[str]] = {}
     structures: set[str] = set()
     ends: dict[str, list[str]] = {"source": [], "target": []}
+    defaults: dict[str, Any] = {}
     for name, schema in properties.items():
         if not isinstance(schema, Mapping):
             continue
+        if "default" in schema:
+            defaults[name] = schema["default"]
         optional = name not in required
         if optional and "unit" in name.casefold() and (unit := _unit(schema)):
             units[name] = unit
@@ -536,6 +565,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         choices,
         frozenset(structures),
         from_to,
+        defaults,
     )
 
 

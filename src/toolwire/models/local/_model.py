@@ -105,8 +105,8 @@ CALLS_ON_TRIAL = True
 """Where the go-on check ends a reply that could hold more calls, the model writes one more all the
 same, kept only if it uses a value of the request no earlier call has used: asking a tool an
 earlier call asked, a value the request lists with one that has; asking another tool, only values
-the request writes (see `_coverage`). Small models give a second call of a parallel request as
-little as 2e-05 after the first, and write it right when made to."""
+holding pieces of the request (see `_coverage`). Small models give a second call of a parallel
+request as little as 2e-05 after the first, and write it right when made to."""
 
 ANSWER_FROM_RESULTS = "Answer in one sentence, in plain text."
 """Asks for the answer when the model would only repeat a call (chosen on the built-in tools)."""

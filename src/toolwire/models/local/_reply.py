@@ -302,8 +302,8 @@ class Reply:
         """A call the model was unlikely to go on to is kept only if it uses a value of the
         request no earlier call has used: calling a tool an earlier call has, a value listed
         with one used (`RequestValues.adds`: the same thing asked again, for another value);
-        calling another tool, only values the request writes (`RequestValues.extends`: another
-        part of the request)."""
+        calling another tool, only values holding pieces of the request
+        (`RequestValues.extends`: another part of the request)."""
         values = self.request_values
         if values is None or not self.steering.calls_on_trial:
             return None
