@@ -31,9 +31,8 @@ from ..events import (
     UsageReported,
 )
 from ..messages import Usage
-from . import _approvals
+from . import _approvals, _rows
 from ._approvals import ApprovalRow, log_approver
-from ._rows import read_rows
 
 __all__ = [
     "ApprovalRow",
@@ -466,7 +465,9 @@ class RunLog:
             " || coalesce(output, '') || char(10) || coalesce(error, '')), lower(?5)) > 0)"
             " ORDER BY started_at DESC LIMIT ?6"
         )
-        return read_rows(self._db, query, (model, stop_reason, since, until, text, limit), RunRow)
+        return _rows.read_rows(
+            self._db, query, (model, stop_reason, since, until, text, limit), RunRow
+        )
 
     def models(self) -> list[str]:
         """Every model a logged run used, for choosing among them."""
@@ -474,7 +475,7 @@ class RunLog:
         return [row[0] for row in rows]
 
     def find_run(self, run_id_prefix: str) -> RunRow | None:
-        found = read_rows(
+        found = _rows.read_rows(
             self._db,
             f"SELECT {_LIVE_RUN_COLUMNS} FROM runs WHERE substr(id, 1, ?) = ?"
             " ORDER BY started_at DESC LIMIT 2",
@@ -484,7 +485,7 @@ class RunLog:
         return found[0] if len(found) == 1 else None
 
     def calls(self, run_id: str) -> list[CallRow]:
-        return read_rows(
+        return _rows.read_rows(
             self._db,
             "SELECT call_id, step, name, arguments, result, is_error, truncated, finished_at,"
             " duration, decided_by, edited_arguments, interrupted, decision_time FROM tool_calls"
@@ -502,7 +503,7 @@ class RunLog:
         )
 
     def corrections(self, run_id: str) -> list[CorrectionRow]:
-        return read_rows(
+        return _rows.read_rows(
             self._db,
             "SELECT step, call_id, name, written, changes FROM corrections WHERE run_id = ?"
             " ORDER BY step, seq",
@@ -512,7 +513,7 @@ class RunLog:
         )
 
     def elicitations(self, run_id: str) -> list[ElicitationRow]:
-        return read_rows(
+        return _rows.read_rows(
             self._db,
             "SELECT call_id, step, server, mode, message, url, action, content, answered_by,"
             " seconds FROM elicitations WHERE run_id = ? ORDER BY answered_at, seq",
@@ -522,7 +523,7 @@ class RunLog:
         )
 
     def samplings(self, run_id: str) -> list[SamplingRow]:
-        return read_rows(
+        return _rows.read_rows(
             self._db,
             "SELECT call_id, step, server, request, decided_by, refused, output, model,"
             " input_tokens, output_tokens, seconds FROM samplings WHERE run_id = ?"
@@ -533,7 +534,7 @@ class RunLog:
         )
 
     def messages(self, run_id: str) -> list[MessageRow]:
-        return read_rows(
+        return _rows.read_rows(
             self._db,
             'SELECT idx AS "index", step, role, body FROM messages WHERE run_id = ? ORDER BY idx',
             (run_id,),
@@ -544,7 +545,7 @@ class RunLog:
     def steps(self, run_id: str) -> list[StepRow]:
         """Each step's start and tokens so far. A run logged before step times were kept has
         its steps, from its messages and usage, with no start."""
-        return read_rows(
+        return _rows.read_rows(
             self._db,
             "WITH s(step) AS (SELECT step FROM step_times WHERE run_id = ?1"
             " UNION SELECT step FROM usage WHERE run_id = ?1"

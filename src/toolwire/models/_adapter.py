@@ -85,10 +85,10 @@ class SdkAdapter(ABC, Generic[ClientT, ProfileT]):
         model: str,
         client: ClientT | None,
         connect: Callable[[], ClientT],
-        *,
         profile: ProfileT | None,
         default_profile: Callable[[str], ProfileT],
         render_tool: Callable[[WireTool], dict[str, Any]],
+        *,
         dialect: Callable[[ProfileT], Dialect] = _profile_dialect,
         letter_first: bool = False,
     ) -> None:

@@ -62,14 +62,8 @@ class AnthropicModel(SdkAdapter["AsyncAnthropic", AnthropicProfile]):
         profile: AnthropicProfile | None = None,
         timeout: float | None = None,
     ) -> None:
-        super().__init__(
-            model,
-            client,
-            functools.partial(_client, api_key, base_url, timeout),
-            profile=profile,
-            default_profile=anthropic_profile,
-            render_tool=_render_tool,
-        )
+        connect = functools.partial(_client, api_key, base_url, timeout)
+        super().__init__(model, client, connect, profile, anthropic_profile, _render_tool)
 
     def _prepare(self, request: ModelRequest) -> Prepared:
         tools = self._tools.translate(request.tools)

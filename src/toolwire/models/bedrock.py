@@ -72,14 +72,8 @@ class BedrockModel(SdkAdapter[BedrockClient, BedrockProfile]):
         profile: BedrockProfile | None = None,
         timeout: float | None = None,
     ) -> None:
-        super().__init__(
-            model,
-            client,
-            functools.partial(_client, region, endpoint_url, timeout),
-            profile=profile,
-            default_profile=bedrock_profile,
-            render_tool=_render_tool,
-        )
+        connect = functools.partial(_client, region, endpoint_url, timeout)
+        super().__init__(model, client, connect, profile, bedrock_profile, _render_tool)
 
     def _prepare(self, request: ModelRequest) -> Prepared:
         """The keyword arguments of the Converse call (redacted reasoning as bytes), the settings'

@@ -71,14 +71,9 @@ class GeminiModel(SdkAdapter["Client", ModelProfile]):
         profile: ModelProfile | None = None,
         timeout: float | None = None,
     ) -> None:
+        connect = functools.partial(_client, api_key, base_url, timeout)
         super().__init__(
-            model,
-            client,
-            functools.partial(_client, api_key, base_url, timeout),
-            profile=profile,
-            default_profile=gemini_profile,
-            render_tool=_render_tool,
-            letter_first=True,
+            model, client, connect, profile, gemini_profile, _render_tool, letter_first=True
         )
 
     def _prepare(self, request: ModelRequest) -> Prepared:

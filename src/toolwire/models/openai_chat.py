@@ -56,19 +56,20 @@ class OpenAIChatModel(SdkAdapter["AsyncOpenAI", OpenAIProfile]):
         profile: OpenAIProfile | None = None,
         timeout: float | None = None,
     ) -> None:
+        connect = functools.partial(
+            openai_client, PROVIDER, api_key=api_key, base_url=base_url, timeout=timeout
+        )
         super().__init__(
             model,
             client,
-            functools.partial(
-                openai_client, PROVIDER, api_key=api_key, base_url=base_url, timeout=timeout
-            ),
-            profile=profile,
-            default_profile=self._server_profile,
-            render_tool=_render_tool,
+            connect,
+            profile,
+            self._host_profile,
+            _render_tool,
             dialect=openai_dialect,
         )
 
-    def _server_profile(self, model: str) -> OpenAIProfile:
+    def _host_profile(self, model: str) -> OpenAIProfile:
         """OpenAI's profile for api.openai.com, the compatible one for any other server."""
         is_openai = self._client.base_url.host == "api.openai.com"
         return openai_profile(model) if is_openai else openai_compatible_profile(model)

@@ -55,16 +55,11 @@ class OpenAIResponsesModel(SdkAdapter["AsyncOpenAI", OpenAIProfile]):
         profile: OpenAIProfile | None = None,
         timeout: float | None = None,
     ) -> None:
+        connect = functools.partial(
+            openai_client, PROVIDER, api_key=api_key, base_url=base_url, timeout=timeout
+        )
         super().__init__(
-            model,
-            client,
-            functools.partial(
-                openai_client, PROVIDER, api_key=api_key, base_url=base_url, timeout=timeout
-            ),
-            profile=profile,
-            default_profile=openai_profile,
-            render_tool=_render_tool,
-            dialect=openai_dialect,
+            model, client, connect, profile, openai_profile, _render_tool, dialect=openai_dialect
         )
 
     def _prepare(self, request: ModelRequest) -> Prepared:
