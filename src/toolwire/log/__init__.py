@@ -31,7 +31,7 @@ from ..events import (
     UsageReported,
 )
 from ..messages import Usage
-from . import _approvals
+from . import _approvals, _rows
 from ._approvals import ApprovalRow, log_approver
 
 __all__ = [
@@ -465,8 +465,9 @@ class RunLog:
             " || coalesce(output, '') || char(10) || coalesce(error, '')), lower(?5)) > 0)"
             " ORDER BY started_at DESC LIMIT ?6"
         )
-        rows = self._db.execute(query, (model, stop_reason, since, until, text, limit))
-        return [RunRow(**dict(zip(_RUN_COLUMNS, row, strict=True))) for row in rows]
+        return _rows.read_rows(
+            self._db, query, (model, stop_reason, since, until, text, limit), RunRow
+        )
 
     def models(self) -> list[str]:
         """Every model a logged run used, for choosing among them."""
@@ -474,123 +475,89 @@ class RunLog:
         return [row[0] for row in rows]
 
     def find_run(self, run_id_prefix: str) -> RunRow | None:
-        rows = self._db.execute(
+        found = _rows.read_rows(
+            self._db,
             f"SELECT {_LIVE_RUN_COLUMNS} FROM runs WHERE substr(id, 1, ?) = ?"
             " ORDER BY started_at DESC LIMIT 2",
             (len(run_id_prefix), run_id_prefix),
-        ).fetchall()
-        if len(rows) != 1:
-            return None
-        return RunRow(**dict(zip(_RUN_COLUMNS, rows[0], strict=True)))
+            RunRow,
+        )
+        return found[0] if len(found) == 1 else None
 
     def calls(self, run_id: str) -> list[CallRow]:
-        rows = self._db.execute(
+        return _rows.read_rows(
+            self._db,
             "SELECT call_id, step, name, arguments, result, is_error, truncated, finished_at,"
             " duration, decided_by, edited_arguments, interrupted, decision_time FROM tool_calls"
             " WHERE run_id = ?"
             " ORDER BY step, finished_at",
             (run_id,),
-        ).fetchall()
-        return [
-            CallRow(
-                call_id=r[0],
-                step=r[1],
-                name=r[2],
-                arguments=_parse(r[3]),
-                result=r[4],
-                is_error=bool(r[5]),
-                truncated=bool(r[6]),
-                finished_at=r[7],
-                duration=r[8],
-                decided_by=r[9],
-                edited_arguments=None if r[10] is None else _parse(r[10]),
-                interrupted=bool(r[11]),
-                decision_time=r[12],
-            )
-            for r in rows
-        ]
+            CallRow,
+            {
+                "arguments": _parse,
+                "edited_arguments": _parse,
+                "is_error": bool,
+                "truncated": bool,
+                "interrupted": bool,
+            },
+        )
 
     def corrections(self, run_id: str) -> list[CorrectionRow]:
-        rows = self._db.execute(
+        return _rows.read_rows(
+            self._db,
             "SELECT step, call_id, name, written, changes FROM corrections WHERE run_id = ?"
             " ORDER BY step, seq",
             (run_id,),
-        ).fetchall()
-        return [
-            CorrectionRow(
-                step=r[0], call_id=r[1], name=r[2], written=_parse(r[3]), changes=_parse(r[4])
-            )
-            for r in rows
-        ]
+            CorrectionRow,
+            {"written": _parse, "changes": _parse},
+        )
 
     def elicitations(self, run_id: str) -> list[ElicitationRow]:
-        rows = self._db.execute(
+        return _rows.read_rows(
+            self._db,
             "SELECT call_id, step, server, mode, message, url, action, content, answered_by,"
             " seconds FROM elicitations WHERE run_id = ? ORDER BY answered_at, seq",
             (run_id,),
-        ).fetchall()
-        return [
-            ElicitationRow(
-                call_id=r[0],
-                step=r[1],
-                server=r[2],
-                mode=r[3],
-                message=r[4],
-                url=r[5],
-                action=r[6],
-                content=None if r[7] is None else _parse(r[7]),
-                answered_by=r[8],
-                seconds=r[9],
-            )
-            for r in rows
-        ]
+            ElicitationRow,
+            {"content": _parse},
+        )
 
     def samplings(self, run_id: str) -> list[SamplingRow]:
-        rows = self._db.execute(
+        return _rows.read_rows(
+            self._db,
             "SELECT call_id, step, server, request, decided_by, refused, output, model,"
             " input_tokens, output_tokens, seconds FROM samplings WHERE run_id = ?"
             " ORDER BY answered_at, seq",
             (run_id,),
-        ).fetchall()
-        return [
-            SamplingRow(
-                call_id=r[0],
-                step=r[1],
-                server=r[2],
-                request=_parse(r[3]),
-                decided_by=r[4],
-                refused=r[5],
-                output=r[6],
-                model=r[7],
-                input_tokens=r[8],
-                output_tokens=r[9],
-                seconds=r[10],
-            )
-            for r in rows
-        ]
+            SamplingRow,
+            {"request": _parse},
+        )
 
     def messages(self, run_id: str) -> list[MessageRow]:
-        rows = self._db.execute(
-            "SELECT idx, step, role, body FROM messages WHERE run_id = ? ORDER BY idx", (run_id,)
+        return _rows.read_rows(
+            self._db,
+            'SELECT idx AS "index", step, role, body FROM messages WHERE run_id = ? ORDER BY idx',
+            (run_id,),
+            MessageRow,
+            {"body": _parse},
         )
-        return [MessageRow(index=r[0], step=r[1], role=r[2], body=_parse(r[3])) for r in rows]
 
     def steps(self, run_id: str) -> list[StepRow]:
         """Each step's start and tokens so far. A run logged before step times were kept has
         its steps, from its messages and usage, with no start."""
-        rows = self._db.execute(
+        return _rows.read_rows(
+            self._db,
             "WITH s(step) AS (SELECT step FROM step_times WHERE run_id = ?1"
             " UNION SELECT step FROM usage WHERE run_id = ?1"
             " UNION SELECT step FROM messages WHERE run_id = ?1 AND step > 0)"
-            " SELECT s.step, t.started_at, coalesce(u.input_tokens, 0),"
-            " coalesce(u.output_tokens, 0) FROM s"
+            " SELECT s.step AS step, t.started_at AS started_at,"
+            " coalesce(u.input_tokens, 0) AS input_tokens,"
+            " coalesce(u.output_tokens, 0) AS output_tokens FROM s"
             " LEFT JOIN step_times t ON t.run_id = ?1 AND t.step = s.step"
             " LEFT JOIN usage u ON u.run_id = ?1 AND u.step = s.step ORDER BY s.step",
             (run_id,),
+            StepRow,
         )
-        return [
-            StepRow(step=r[0], started_at=r[1], input_tokens=r[2], output_tokens=r[3]) for r in rows
-        ]
 
     def changes(self, run_id: str | None = None) -> tuple[Any, ...]:
         """A marker that differs once a run (without `run_id`: any run) was written to, for a
@@ -643,25 +610,11 @@ class RunLog:
 
 _LIVE_RUN_COLUMNS = (
     "id, model, prompt, started_at, finished_at, stop_reason, output,"
-    " coalesce(steps, (SELECT max(step) FROM step_times WHERE run_id = runs.id)), error,"
+    " coalesce(steps, (SELECT max(step) FROM step_times WHERE run_id = runs.id)) AS steps, error,"
     " iif(finished_at IS NULL, (SELECT coalesce(sum(input_tokens), 0) FROM usage"
-    " WHERE run_id = runs.id), input_tokens),"
+    " WHERE run_id = runs.id), input_tokens) AS input_tokens,"
     " iif(finished_at IS NULL, (SELECT coalesce(sum(output_tokens), 0) FROM usage"
-    " WHERE run_id = runs.id), output_tokens)"
-)
-
-_RUN_COLUMNS = (
-    "id",
-    "model",
-    "prompt",
-    "started_at",
-    "finished_at",
-    "stop_reason",
-    "output",
-    "steps",
-    "error",
-    "input_tokens",
-    "output_tokens",
+    " WHERE run_id = runs.id), output_tokens) AS output_tokens"
 )
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 import anyio
 
 from ..approval import ApprovalRequest, Approve, Decision, Decline, Edit
+from ._rows import read_rows
 
 if TYPE_CHECKING:
     from . import RunLog
@@ -110,24 +111,15 @@ def answer(
 def pending(
     db: sqlite3.Connection, run_id: str | None, parse: Callable[[str], Any]
 ) -> list[ApprovalRow]:
-    rows = db.execute(
+    return read_rows(
+        db,
         "SELECT run_id, call_id, name, arguments, side_effect, parameters, asked_at"
         " FROM approvals WHERE answer IS NULL AND alive_at > ? AND (? IS NULL OR run_id = ?)"
         " ORDER BY asked_at",
         (time.time() - STALE_AFTER, run_id, run_id),
-    ).fetchall()
-    return [
-        ApprovalRow(
-            run_id=r[0],
-            call_id=r[1],
-            name=r[2],
-            arguments=parse(r[3]),
-            side_effect=r[4],
-            parameters=parse(r[5]),
-            asked_at=r[6],
-        )
-        for r in rows
-    ]
+        ApprovalRow,
+        {"arguments": parse, "parameters": parse},
+    )
 
 
 def log_approver(

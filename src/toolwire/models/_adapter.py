@@ -1,26 +1,28 @@
-"""What the adapters for providers' APIs share: the client they talk through, one stream skeleton,
-the end of a response and the settings under an API's field names.
+"""What the adapters for providers' APIs share: the client they talk through, the model's profile
+and the translator of its tools, one stream skeleton, the end of a response and the settings under
+an API's field names.
 
 Each adapter module keeps its API's format: the request it builds with the translator of the reply
 (`_prepare`), the SDK call that streams the reply (`_send`) and the SDK's exceptions as toolwire's
-(`_map_error`). Its constructor makes the connection (or takes the client it is
-given), and what the model can do comes from its profile (`profiles.py`).
+(`_map_error`). Its constructor names the API's connection options and hands the base how to
+connect, the profile's default (`profiles.py`) and how a tool is written in the request.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import aclosing
 from dataclasses import replace
 from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeAlias, TypeVar
 
 from ..events import FinishReason, ModelEvent, ResponseCompleted, UsageReported
 from ..messages import Usage
-from ._base import ModelRequest, ModelSettings
-from ._tools import CallStream, ToolIndex
+from ._base import ModelProfile, ModelRequest, ModelSettings
+from ._tools import CallStream, Dialect, ToolIndex, ToolTranslator, WireTool
 
 ClientT = TypeVar("ClientT")
+ProfileT = TypeVar("ProfileT", bound=ModelProfile)
 
 
 class StreamTranslator(ABC):
@@ -65,17 +67,40 @@ class Prepared(NamedTuple):
     reply: StreamTranslator
 
 
-class SdkAdapter(ABC, Generic[ClientT]):
+def _profile_dialect(profile: ModelProfile) -> Dialect:
+    """The schema dialect the profile names."""
+    return profile.schema_dialect
+
+
+class SdkAdapter(ABC, Generic[ClientT, ProfileT]):
     """A model behind a provider's SDK client: the client it made (closed by `aclose`) or was
-    given (left to its owner), and the stream of a request, its errors mapped at the boundary."""
+    given (left to its owner), what the model can do (`profile`), and the stream of a request,
+    its errors mapped at the boundary."""
 
     _provider: ClassVar[str]
     """The model-string prefix (`provider:MODEL`)."""
 
-    def __init__(self, model: str, client: ClientT | None, connect: Callable[[], ClientT]) -> None:
+    def __init__(
+        self,
+        model: str,
+        client: ClientT | None,
+        connect: Callable[[], ClientT],
+        profile: ProfileT | None,
+        default_profile: Callable[[str], ProfileT],
+        render_tool: Callable[[WireTool], dict[str, Any]],
+        *,
+        dialect: Callable[[ProfileT], Dialect] = _profile_dialect,
+        letter_first: bool = False,
+    ) -> None:
+        """`connect()` makes the client where none is given. Without `profile`,
+        `default_profile(model)` gives it, called once the client is made (a default may depend
+        on the server). Tools go out as `render_tool` writes them, their schemas in the
+        `dialect` of the profile, their names starting with a letter where `letter_first`."""
         self.model = model
         self._owns_client = client is None
         self._client = connect() if client is None else client
+        self.profile = profile or default_profile(model)
+        self._tools = ToolTranslator(dialect(self.profile), render_tool, letter_first=letter_first)
 
     @property
     def name(self) -> str:
@@ -121,6 +146,18 @@ class SdkAdapter(ABC, Generic[ClientT]):
 
     @abstractmethod
     async def _close_client(self) -> None: ...
+
+
+async def create_stream(
+    create: Callable[..., Awaitable[Any]], prepared: Prepared
+) -> AsyncGenerator[Any, None]:
+    """The events of an SDK call that streams as `create(**body, stream=True)` and takes unknown
+    fields as `extra_body` (OpenAI's and Anthropic's SDKs); the stream is closed when its reader
+    stops."""
+    events = await create(**prepared.body, stream=True, extra_body=prepared.extra or None)
+    async with events:
+        async for event in events:
+            yield event
 
 
 SettingName: TypeAlias = Literal["max_output_tokens", "temperature", "top_p", "seed", "stop"]

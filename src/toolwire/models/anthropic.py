@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ProviderError, UsageError
 from ..events import FinishReason, ModelEvent, ReasoningDelta, TextDelta
 from ..messages import Message, ReasoningPart, TextPart, ToolCall, Usage
-from ._adapter import Prepared, SdkAdapter, StreamTranslator
+from ._adapter import Prepared, SdkAdapter, StreamTranslator, create_stream
 from ._base import ModelRequest, ModelSettings, NamedToolChoice, ToolChoice
 from ._connect import client_options, key_or_placeholder, missing_extra, parse_spec
 from ._history import Turns, system_text, text_blocks
@@ -27,7 +27,7 @@ from ._http_errors import (
     stream_error,
 )
 from ._names import wire_id, wire_name
-from ._tools import ToolIndex, ToolTranslator, WireTool
+from ._tools import ToolIndex, WireTool
 from .profiles import AnthropicProfile, anthropic_profile
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
-class AnthropicModel(SdkAdapter["AsyncAnthropic"]):
+class AnthropicModel(SdkAdapter["AsyncAnthropic", AnthropicProfile]):
     """Claude through the Messages API. `client` (an `anthropic.AsyncAnthropic`, with
     `max_retries=0`) replaces `api_key`, `base_url` and `timeout`."""
 
@@ -62,9 +62,8 @@ class AnthropicModel(SdkAdapter["AsyncAnthropic"]):
         profile: AnthropicProfile | None = None,
         timeout: float | None = None,
     ) -> None:
-        super().__init__(model, client, functools.partial(_client, api_key, base_url, timeout))
-        self.profile = profile or anthropic_profile(model)
-        self._tools = ToolTranslator(self.profile.schema_dialect, _render_tool)
+        connect = functools.partial(_client, api_key, base_url, timeout)
+        super().__init__(model, client, connect, profile, anthropic_profile, _render_tool)
 
     def _prepare(self, request: ModelRequest) -> Prepared:
         tools = self._tools.translate(request.tools)
@@ -83,13 +82,8 @@ class AnthropicModel(SdkAdapter["AsyncAnthropic"]):
         body.update(_settings(settings))
         return Prepared(body, dict(settings.extra), _MessageEvents(tools))
 
-    async def _send(self, prepared: Prepared) -> AsyncGenerator[Any, None]:
-        events = await self._client.messages.create(
-            **prepared.body, stream=True, extra_body=prepared.extra or None
-        )
-        async with events:
-            async for event in events:
-                yield event
+    def _send(self, prepared: Prepared) -> AsyncGenerator[Any, None]:
+        return create_stream(self._client.messages.create, prepared)
 
     def _map_error(self, error: Exception) -> Exception | None:
         return _error(error)

@@ -27,7 +27,7 @@ from ._connect import missing_extra, parse_spec
 from ._history import Turns, system_text, text_blocks
 from ._http_errors import connection_error, is_transient_code, status_error, stream_error
 from ._names import wire_id, wire_name
-from ._tools import ToolIndex, ToolTranslator, WireTool
+from ._tools import ToolIndex, WireTool
 from .profiles import BedrockProfile, bedrock_profile
 
 __all__ = ["BedrockClient", "BedrockModel", "bedrock_from_spec"]
@@ -55,7 +55,7 @@ class BedrockClient(Protocol):
     def close(self) -> None: ...
 
 
-class BedrockModel(SdkAdapter[BedrockClient]):
+class BedrockModel(SdkAdapter[BedrockClient, BedrockProfile]):
     """A model on Bedrock. Credentials and region come from boto3's usual chain (environment,
     profile, role; `AWS_BEARER_TOKEN_BEDROCK` for Bedrock API keys). `client` (a boto3
     `bedrock-runtime` client with retries off) replaces `region`, `endpoint_url` and `timeout`."""
@@ -72,9 +72,8 @@ class BedrockModel(SdkAdapter[BedrockClient]):
         profile: BedrockProfile | None = None,
         timeout: float | None = None,
     ) -> None:
-        super().__init__(model, client, functools.partial(_client, region, endpoint_url, timeout))
-        self.profile = profile or bedrock_profile(model)
-        self._tools = ToolTranslator(self.profile.schema_dialect, _render_tool)
+        connect = functools.partial(_client, region, endpoint_url, timeout)
+        super().__init__(model, client, connect, profile, bedrock_profile, _render_tool)
 
     def _prepare(self, request: ModelRequest) -> Prepared:
         """The keyword arguments of the Converse call (redacted reasoning as bytes), the settings'

@@ -26,7 +26,7 @@ from ._connect import key_or_placeholder, missing_extra, parse_spec
 from ._history import Turns, system_text
 from ._http_errors import api_message, connection_error, status_error, stream_error
 from ._names import wire_name
-from ._tools import ToolIndex, ToolTranslator, WireTool
+from ._tools import ToolIndex, WireTool
 from .profiles import gemini_profile
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ _MODES = {"auto": "AUTO", "required": "ANY", "none": "NONE"}
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)s")
 
 
-class GeminiModel(SdkAdapter["Client"]):
+class GeminiModel(SdkAdapter["Client", ModelProfile]):
     """Gemini through `google.genai`. `client` (a `google.genai.Client`, with
     `HttpRetryOptions(attempts=1)`) replaces `api_key`, `base_url` and `timeout`."""
 
@@ -71,9 +71,10 @@ class GeminiModel(SdkAdapter["Client"]):
         profile: ModelProfile | None = None,
         timeout: float | None = None,
     ) -> None:
-        super().__init__(model, client, functools.partial(_client, api_key, base_url, timeout))
-        self.profile = profile or gemini_profile(model)
-        self._tools = ToolTranslator(self.profile.schema_dialect, _render_tool, letter_first=True)
+        connect = functools.partial(_client, api_key, base_url, timeout)
+        super().__init__(
+            model, client, connect, profile, gemini_profile, _render_tool, letter_first=True
+        )
 
     def _prepare(self, request: ModelRequest) -> Prepared:
         """The SDK's arguments, in its field names: `model`, `contents` and `config` (which holds

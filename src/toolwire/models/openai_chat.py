@@ -15,12 +15,19 @@ from typing import TYPE_CHECKING, Any
 
 from ..events import FinishReason, ModelEvent, ReasoningDelta, TextDelta
 from ..messages import Message, TextPart, Usage
-from ._adapter import Prepared, SdkAdapter, SettingName, StreamTranslator, settings_fields
+from ._adapter import (
+    Prepared,
+    SdkAdapter,
+    SettingName,
+    StreamTranslator,
+    create_stream,
+    settings_fields,
+)
 from ._base import ModelRequest, ModelSettings, NamedToolChoice, ToolChoice
 from ._connect import parse_spec
 from ._names import wire_name
 from ._openai_client import openai_client, openai_dialect, openai_error
-from ._tools import ToolIndex, ToolTranslator, WireTool
+from ._tools import ToolIndex, WireTool
 from .profiles import OpenAIProfile, openai_compatible_profile, openai_profile
 
 if TYPE_CHECKING:
@@ -32,7 +39,7 @@ PROVIDER = "openai-chat"
 _FINISH: dict[str, FinishReason] = {"length": "length", "content_filter": "content_filter"}
 
 
-class OpenAIChatModel(SdkAdapter["AsyncOpenAI"]):
+class OpenAIChatModel(SdkAdapter["AsyncOpenAI", OpenAIProfile]):
     """A model behind a Chat Completions endpoint. `client` (an `openai.AsyncOpenAI`, with
     `max_retries=0`) replaces `api_key`, `base_url` and `timeout`. The profile defaults to OpenAI's
     for api.openai.com and to the compatible one for any other server."""
@@ -52,12 +59,20 @@ class OpenAIChatModel(SdkAdapter["AsyncOpenAI"]):
         connect = functools.partial(
             openai_client, PROVIDER, api_key=api_key, base_url=base_url, timeout=timeout
         )
-        super().__init__(model, client, connect)
-        if profile is None:
-            is_openai = self._client.base_url.host == "api.openai.com"
-            profile = openai_profile(model) if is_openai else openai_compatible_profile(model)
-        self.profile = profile
-        self._tools = ToolTranslator(openai_dialect(profile), _render_tool)
+        super().__init__(
+            model,
+            client,
+            connect,
+            profile,
+            self._host_profile,
+            _render_tool,
+            dialect=openai_dialect,
+        )
+
+    def _host_profile(self, model: str) -> OpenAIProfile:
+        """OpenAI's profile for api.openai.com, the compatible one for any other server."""
+        is_openai = self._client.base_url.host == "api.openai.com"
+        return openai_profile(model) if is_openai else openai_compatible_profile(model)
 
     def _prepare(self, request: ModelRequest) -> Prepared:
         tools = self._tools.translate(request.tools)
@@ -72,13 +87,8 @@ class OpenAIChatModel(SdkAdapter["AsyncOpenAI"]):
         body.update(_settings(request.settings, self.profile))
         return Prepared(body, dict(request.settings.extra), _ChatEvents(tools))
 
-    async def _send(self, prepared: Prepared) -> AsyncGenerator[Any, None]:
-        chunks = await self._client.chat.completions.create(
-            **prepared.body, stream=True, extra_body=prepared.extra or None
-        )
-        async with chunks:
-            async for chunk in chunks:
-                yield chunk
+    def _send(self, prepared: Prepared) -> AsyncGenerator[Any, None]:
+        return create_stream(self._client.chat.completions.create, prepared)
 
     def _map_error(self, error: Exception) -> Exception | None:
         return openai_error(PROVIDER, error)

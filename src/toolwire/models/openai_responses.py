@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 from ..errors import UsageError
 from ..events import FinishReason, ModelEvent, ReasoningDelta, TextDelta
 from ..messages import Message, ReasoningPart, TextPart, ToolCall, ToolResult, Usage
-from ._adapter import Prepared, SdkAdapter, StreamTranslator, settings_fields
+from ._adapter import Prepared, SdkAdapter, StreamTranslator, create_stream, settings_fields
 from ._base import ModelRequest, ModelSettings, NamedToolChoice, ToolChoice
 from ._connect import parse_spec
 from ._http_errors import is_transient_code, stream_error
 from ._names import wire_name
 from ._openai_client import openai_client, openai_dialect, openai_error
-from ._tools import ToolIndex, ToolTranslator, WireTool
+from ._tools import ToolIndex, WireTool
 from .profiles import OpenAIProfile, openai_profile
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
-class OpenAIResponsesModel(SdkAdapter["AsyncOpenAI"]):
+class OpenAIResponsesModel(SdkAdapter["AsyncOpenAI", OpenAIProfile]):
     """A model behind the Responses API. `client` (an `openai.AsyncOpenAI`, with `max_retries=0`:
     the loop retries) replaces `api_key`, `base_url` and `timeout`."""
 
@@ -58,9 +58,9 @@ class OpenAIResponsesModel(SdkAdapter["AsyncOpenAI"]):
         connect = functools.partial(
             openai_client, PROVIDER, api_key=api_key, base_url=base_url, timeout=timeout
         )
-        super().__init__(model, client, connect)
-        self.profile = profile or openai_profile(model)
-        self._tools = ToolTranslator(openai_dialect(self.profile), _render_tool)
+        super().__init__(
+            model, client, connect, profile, openai_profile, _render_tool, dialect=openai_dialect
+        )
 
     def _prepare(self, request: ModelRequest) -> Prepared:
         tools = self._tools.translate(request.tools)
@@ -79,13 +79,8 @@ class OpenAIResponsesModel(SdkAdapter["AsyncOpenAI"]):
         body.update(_settings(request.settings))
         return Prepared(body, dict(request.settings.extra), _ResponseEvents(tools))
 
-    async def _send(self, prepared: Prepared) -> AsyncGenerator[Any, None]:
-        events = await self._client.responses.create(
-            **prepared.body, stream=True, extra_body=prepared.extra or None
-        )
-        async with events:
-            async for event in events:
-                yield event
+    def _send(self, prepared: Prepared) -> AsyncGenerator[Any, None]:
+        return create_stream(self._client.responses.create, prepared)
 
     def _map_error(self, error: Exception) -> Exception | None:
         return openai_error(PROVIDER, error)
