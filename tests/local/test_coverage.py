@@ -205,3 +205,28 @@ def test_a_call_extends_with_values_that_hold_pieces_of_the_request() -> None:
     assert values.extends(time, [{"expression": "15 * 80 / 100"}])
     # A unit nobody wrote is no piece of the request.
     assert not values.extends({"value": 15, "from_unit": "km", "to_unit": "m"}, [time])
+
+
+def test_a_call_adds_a_piece_the_request_lists_with_one_used() -> None:
+    values = RequestValues.of("What time is it in Paris, Tokyo, New York and Sydney?")
+    tokyo = {"timezone": "Asia/Tokyo"}
+    assert values.adds({"timezone": "Europe/Paris"}, [tokyo])
+    assert values.adds({"timezone": "America/New_York"}, [tokyo])
+    assert not values.adds({"timezone": "Tokyo"}, [tokyo])
+    assert not values.adds({"timezone": "Europe/London"}, [tokyo])
+
+
+def test_a_query_copying_the_request_takes_up_only_its_telling_words() -> None:
+    values = RequestValues.of("What time is it in Tokyo, and what is 15% of 80?")
+    made = [{"timezone": "Asia/Tokyo"}, {"expression": "15 * 80 / 100"}]
+    assert not values.extends({"query": "what is it?"}, made)
+    assert values.extends({"query": "what time"}, made)
+    copied = "What time is it in Tokyo, and what is 15% of 80?"
+    assert not values.extends({"query": copied}, made)
+
+
+def test_a_call_restating_a_piece_another_call_took_up_takes_up_no_part_of_its_own() -> None:
+    values = RequestValues.of("Book 'Roadmap chat' at Lumen Labs with Sam Rivera")
+    booked = [{"title": "Roadmap chat", "attendees": ["sam.rivera@example.com"]}]
+    assert not values.extends({"query": "Roadmap chat, Lumen Labs"}, booked)
+    assert values.extends({"query": "Lumen Labs"}, booked)

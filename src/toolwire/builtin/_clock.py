@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import difflib
+import unicodedata
 import zoneinfo
 from collections.abc import Callable
 
@@ -119,7 +120,27 @@ def describe_time(timezone: str, now: Callable[[], datetime.datetime]) -> str:
 
 
 def _zone(name: str) -> zoneinfo.ZoneInfo:
-    key = _ALIASES.get(name.strip().lower(), name.strip().replace(" ", "_"))
+    for spelling in _spellings(name):
+        zone = _known_zone(spelling)
+        if zone is not None:
+            return zone
+    names = zoneinfo.available_timezones()
+    close = difflib.get_close_matches(name.strip(), sorted(names), n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else " (e.g. Europe/Paris, UTC)"
+    raise ToolError(f"unknown time zone {name!r}: use an IANA name{hint}")
+
+
+def _spellings(name: str) -> list[str]:
+    """The name as given, without accents ("São Paulo"), and each part of a place written
+    with its country ("Sydney, Australia")."""
+    plain = "".join(
+        c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)
+    ).strip()
+    return [name.strip(), plain, *(part.strip() for part in plain.split(",") if part.strip())]
+
+
+def _known_zone(name: str) -> zoneinfo.ZoneInfo | None:
+    key = _ALIASES.get(name.lower(), name.replace(" ", "_"))
     try:
         return zoneinfo.ZoneInfo(key)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
@@ -134,9 +155,7 @@ def _zone(name: str) -> zoneinfo.ZoneInfo:
     spoken = city.replace("_", " ").replace(".", "")
     if city in cities or spoken in _CITY_ZONES:
         return zoneinfo.ZoneInfo(cities.get(city) or _CITY_ZONES[spoken])
-    close = difflib.get_close_matches(key, sorted(names), n=3, cutoff=0.6)
-    hint = f"; did you mean {', '.join(close)}?" if close else " (e.g. Europe/Paris, UTC)"
-    raise ToolError(f"unknown time zone {name!r}: use an IANA name{hint}")
+    return None
 
 
 @tool(side_effect="read_only")

@@ -36,6 +36,55 @@ _LISTED_WITHIN = 6
 _QUOTED = re.compile(r"(?<!\w)(['\"])([^'\"\n]{2,80})\1(?!\w)")
 _WORD = re.compile(r"[^\W\d_]{4,}")
 """A word long enough to tell where a value came from, or which tool a request names."""
+_FUNCTION_WORDS = frozenset(
+    [
+        "what",
+        "when",
+        "where",
+        "which",
+        "whose",
+        "with",
+        "that",
+        "this",
+        "these",
+        "those",
+        "there",
+        "their",
+        "them",
+        "they",
+        "then",
+        "than",
+        "have",
+        "from",
+        "your",
+        "yours",
+        "will",
+        "would",
+        "could",
+        "should",
+        "shall",
+        "about",
+        "into",
+        "onto",
+        "also",
+        "just",
+        "please",
+        "does",
+        "done",
+        "some",
+        "much",
+        "many",
+        "more",
+        "most",
+        "very",
+        "here",
+        "been",
+        "being",
+        "were",
+    ]
+)
+"""Words of the grammar that tell nothing of where a value came from ("what" in a query that
+copies the whole request)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +99,7 @@ class RequestValues:
     text: str
     """The request, folded to lower case."""
     words: frozenset[str] = frozenset()
-    """Its words (see `_WORD`)."""
+    """Its words (see `_WORD`), but for `_FUNCTION_WORDS`."""
 
     @classmethod
     def of(cls, request: str, tool_names: Iterable[str] = ()) -> RequestValues:
@@ -65,9 +114,8 @@ class RequestValues:
             if _name_key(text) not in names and text.strip()
         }
         lowered = request.lower()
-        return cls(
-            frozenset(numbers), frozenset(strings), lowered, frozenset(_WORD.findall(lowered))
-        )
+        words = frozenset(_WORD.findall(lowered)) - _FUNCTION_WORDS
+        return cls(frozenset(numbers), frozenset(strings), lowered, words)
 
     def __len__(self) -> int:
         return len(self.numbers) + len(self.strings)
@@ -95,18 +143,21 @@ class RequestValues:
         return count
 
     def adds(self, call: Mapping[str, Any], before: Iterable[Mapping[str, Any]]) -> bool:
-        """Whether the arguments of `call` hold a value of the request that none of the calls
-        `before` holds, and that the request lists with one they do hold ("copper and
-        aluminum", "New York, Los Angeles", "(45, 60) and (81, 27)")."""
-        held = [value for arguments in before for value in leaves(arguments)]
-        held_keys = {_folded(value) for value in held}
-        held_spans = [span for value in held for span in self._spans(value)]
+        """Whether the arguments of `call` hold a piece of the request (see `takes_up`) that
+        none of the calls `before` holds, and that the request lists with one they do hold
+        ("copper and aluminum", "New York, Los Angeles", "(45, 60) and (81, 27)", "Europe/Paris"
+        after "Asia/Tokyo" for "Paris, Tokyo")."""
+        held = self._held(before)
+        held_spans = [span for piece in held for span in self._piece_spans(piece)]
         return any(
-            _folded(value) not in held_keys
+            piece not in held
             and any(
-                self._listed(span, other) for span in self._spans(value) for other in held_spans
+                self._listed(span, other)
+                for span in self._piece_spans(piece)
+                for other in held_spans
             )
             for value in leaves(call)
+            for piece in self._pieces(value)
         )
 
     def extends(self, call: Mapping[str, Any], before: Iterable[Mapping[str, Any]]) -> bool:
@@ -114,9 +165,28 @@ class RequestValues:
         `takes_up`), and one piece is held by none of the calls `before`: the call takes up
         another part of the request ("convert 10 dollars to euros, and deposit them in
         account 987654"; "Asia/Tokyo" or "15 * 80 / 100" after the other part of "what time
-        is it in Tokyo, and what is 15% of 80?")."""
+        is it in Tokyo, and what is 15% of 80?"), holding no piece of another part that the
+        request writes once (the request copied, or another part restated)."""
         values = [value for value in leaves(call) if not isinstance(value, bool)]
-        return all(self._pieces(value) for value in values) and self.takes_up(call, before)
+        pieces = [self._pieces(value) for value in values]
+        if not all(pieces):
+            return False
+        # A piece an earlier call holds, which the request writes once, belongs to that call's
+        # part: holding it too, the call copies the request rather than taking up its own part.
+        restated = set().union(*pieces) & self._held(before)
+        if any(len(self._piece_spans(piece)) < 2 for piece in restated):
+            return False
+        return self.takes_up(call, before)
+
+    def restates(self, call: Mapping[str, Any], before: Iterable[Mapping[str, Any]]) -> bool:
+        """Whether the arguments of `call` hold values, each holding a piece of the request,
+        and none a piece the calls `before` do not hold."""
+        values = [value for value in leaves(call) if not isinstance(value, bool)]
+        return (
+            bool(values)
+            and all(self._pieces(value) for value in values)
+            and not self.takes_up(call, before)
+        )
 
     def takes_up(self, call: Mapping[str, Any], before: Iterable[Mapping[str, Any]]) -> bool:
         """Whether the arguments of `call` hold a piece of the request that none of the calls
@@ -124,11 +194,16 @@ class RequestValues:
         of it ("tokyo" in "Asia/Tokyo"), or a quoted string. A call after the first of a reply
         that takes up nothing new asks again what is asked, or what nobody asked ("165 pounds"
         searched in the notes after its conversion, the time in UTC)."""
-        held: set[float | str] = set()
-        for arguments in before:
-            for value in leaves(arguments):
-                held |= self._pieces(value)
+        held = self._held(before)
         return any(self._pieces(value) - held for value in leaves(call))
+
+    def _held(self, calls: Iterable[Mapping[str, Any]]) -> set[float | str]:
+        return {
+            piece
+            for arguments in calls
+            for value in leaves(arguments)
+            for piece in self._pieces(value)
+        }
 
     def names(self, tool: str) -> bool:
         """Whether the request writes a word of the tool's name ("time" for `current_time`),
@@ -158,6 +233,12 @@ class RequestValues:
         pieces |= set(_WORD.findall(lowered)) & self.words
         pieces |= {string for string in self.strings if string in lowered}
         return pieces
+
+    def _piece_spans(self, piece: float | str) -> list[tuple[int, int]]:
+        if isinstance(piece, float):
+            return self._spans(piece)
+        pattern = rf"(?<!\w){re.escape(piece)}(?!\w)"
+        return [found.span() for found in re.finditer(pattern, self.text)]
 
     def nearest_held(self, position: int, arguments: Mapping[str, Any]) -> bool:
         """Whether the value the request writes nearest `position` is one `arguments` hold: the
@@ -202,14 +283,6 @@ class RequestValues:
             self.text[other[1] : one[0]] if other[1] <= one[0] else self.text[one[1] : other[0]]
         )
         return len(between.split()) <= _LISTED_WITHIN and bool(_LISTING.search(between))
-
-
-def _folded(value: Any) -> Any:
-    if isinstance(value, str):
-        return value.strip().lower()
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return abs(float(value))  # "a loss of $1000" is held as -1000
-    return repr(value)
 
 
 def leaves(value: Any) -> Iterator[Any]:

@@ -26,14 +26,17 @@ says what the tool's author wants, and every change is reported (`changes`, show
 
 A call that passes an identifier the tools' documentation gives as an example (a quoted value
 with digits in a description, or one of the schema's `examples`, of any tool the model is shown:
-"ORD-10517", "evt_204", "17 * 23"), which the conversation never wrote, is the model copying
-the documentation, not the user's value (`copied_example`): the reply drops it. Nothing else
+"ORD-10517", "evt_204", "17 * 23"), which the conversation never wrote, whole or one of its
+numbers that tell it apart ("165 * 23", "17 / 3"), is the model copying the documentation, not
+the user's value (`copied_example`): the reply drops it. Nothing else
 can be the source of an identifier: no model knows the user's order numbers.
 
-A call after the first of a reply may go on past what the request asks (`made_up`): values the
-conversation never gave where every earlier call of the tool took that parameter from it, an
-option nobody mentioned beside ones mentioned, an earlier call again with a flag turned off that
-the request never turns off. The reply drops such a call.
+A call after the first of a reply may go on past what the request asks (`made_up`): a tool the
+request does not name, asked with nothing of the request that no earlier call took up ("165
+pounds" searched in the notes after the conversion of 165 pounds, the time in UTC after it),
+values the conversation never gave where every earlier call of the tool took that parameter
+from it, an option nobody mentioned beside ones mentioned, an earlier call again with a flag
+turned off that the request never turns off. The reply drops such a call.
 """
 
 from __future__ import annotations
@@ -68,6 +71,9 @@ _ORDINAL_MARKER = re.compile(
 """An ordinal opening a sentence to mark a step ("First, I'd like..."): it stands for no number
 (replayed on BFCL: 1 parallel item made right, none wrong)."""
 _DIGITS = re.compile(r"\d+")
+_TELLING_NUMBER = re.compile(r"(?!10*$)[1-9]\d+")
+"""A number an example holds that a copy can be told by: two digits or more, not a power of
+ten (which any calculation may hold)."""
 _QUOTED_EXAMPLE = re.compile(r"\"([^\"\n]{1,80})\"|'([^'\n]{1,80})'|`([^`\n]{1,80})`")
 """A value a description quotes."""
 _PERCENTAGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|percent\b)")
@@ -125,6 +131,12 @@ class Grounding:
     """The runs of digits it writes."""
     examples: frozenset[str] = frozenset()
     """The identifiers the tools' documentation gives as examples, folded."""
+    example_numbers: frozenset[str] = frozenset()
+    """The numbers those examples write that tell them apart (`_TELLING_NUMBER`), less those
+    the conversation writes."""
+    answering: tuple[RequestValues, tuple[Mapping[str, Any], ...]] | None = None
+    """Where the conversation ends with tool results: the request they answer, and the
+    arguments of the calls made for it."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -141,6 +153,7 @@ class Grounding:
             written = [float(found.replace(",", "")) for found in _NUMBER.findall(text)]
             numbers = frozenset([*written, *(number / 100 for number in written)])
         last = last_request(list(messages))
+        examples = frozenset(example for tool in tools for example in _documented_examples(tool))
         return cls(
             said,
             words,
@@ -151,7 +164,15 @@ class Grounding:
             request=RequestValues.of(last.text, [tool.name for tool in tools]) if last else None,
             measures=_measures(text),
             digit_runs=frozenset(_DIGITS.findall(text)),
-            examples=frozenset(example for tool in tools for example in _documented_examples(tool)),
+            examples=examples,
+            example_numbers=frozenset(
+                number
+                for example in examples
+                for number in _DIGITS.findall(example)
+                if _TELLING_NUMBER.fullmatch(number)
+            )
+            - frozenset(_DIGITS.findall(text)),
+            answering=None if last else _answering(list(messages), tools),
         )
 
     def arguments(
@@ -255,25 +276,30 @@ class Grounding:
                 return True
         return any(self._switched_off(parameters, arguments, before) for before in siblings)
 
+    def asks_again(self, arguments: Mapping[str, Any]) -> bool:
+        """Whether a call made after tool results asks again for what the calls before it
+        asked: every value it passes holds a piece of the request they answer, and none a piece
+        they did not hold ("Europe/Paris" after "Paris"). A value taken from a result (an order
+        id found) or worked out ("42.2 / 4") is a step on, not asked again."""
+        if self.answering is None:
+            return False
+        request, made = self.answering
+        return request.restates(arguments, made)
+
     def copied_example(self, arguments: Mapping[str, Any]) -> str | None:
         """The value `arguments` pass that copies an example of the tools' documentation, if
         there is one: small models copy the examples of any tool they are shown, whole
-        ("17 * 23", "ORD-10517") or with a number of the request swapped in for one of the
-        example's ("165 * 23"). A copy keeps a run of digits of the example that the
+        ("17 * 23", "ORD-10517") or in part ("165 * 23", "17 / 3"). A copy holds the example
+        whole, or a number of it (two digits or more, not a power of ten) that the
         conversation never wrote."""
         for value in leaves(arguments):
             if not isinstance(value, str):
                 continue
-            folded = value.strip().casefold()
-            digits = set(_DIGITS.findall(folded))
+            digits = set(_DIGITS.findall(value))
             if digits <= self.digit_runs:
                 continue
-            for example in self.examples:
-                if folded == example or (
-                    _DIGITS.sub("0", folded) == _DIGITS.sub("0", example)
-                    and digits - self.digit_runs & set(_DIGITS.findall(example))
-                ):
-                    return value
+            if value.strip().casefold() in self.examples or digits & self.example_numbers:
+                return value
         return None
 
     def _given(self, parameters: _Guessable, name: str, value: Any) -> bool:
@@ -481,6 +507,19 @@ class _Guessable:
 
 
 _NOTHING_GUESSABLE = _Guessable()
+
+
+def _answering(
+    messages: Sequence[Message], tools: Sequence[ToolDefinition]
+) -> tuple[RequestValues, tuple[Mapping[str, Any], ...]] | None:
+    asked = [i for i, m in enumerate(messages) if m.role == "user" and not m.tool_results]
+    if not asked:
+        return None
+    request = RequestValues.of(messages[asked[-1]].text, [tool.name for tool in tools])
+    made = tuple(
+        call.arguments for message in messages[asked[-1] + 1 :] for call in message.tool_calls
+    )
+    return (request, made) if made else None
 
 
 def _documented_examples(tool: ToolDefinition) -> frozenset[str]:

@@ -9,16 +9,18 @@ A `Plan` says how the reply is generated, from the tool choice and strictness:
 - `forced`: under the call grammar from the first token (tool choice required or named).
 
 Under the grammar, calls are passed on only once written out whole, so that a call the reply
-has already made, or (with `decide`) one the conversation already has the result of, can be
-dropped before anyone sees it: small models otherwise repeat a call until the token limit, or
+has already made, or (with `decide`) one the conversation already has the result of or asks
+again for what the calls before it asked (`Grounding.asks_again`), can be dropped before anyone
+sees it: small models otherwise repeat a call until the token limit, or
 call again for a result they already hold; a call cut off as a loop (see `_engine`) is dropped
 too. A call that asks a tool for part of what an earlier call of the reply asked it counts as
 made already (having asked for the restaurants of Paris that serve Italian food, a small model
 goes on to ask for those of Paris: replayed on BFCL, 1 parallel-multiple item made right and
 none wrong). A call the model writes only on trial (see
 `_coverage`) reaches the reply only if the trial keeps it. A later call that goes on past what
-the conversation asks (made-up values where the tool's earlier calls took theirs from the
-request, an earlier call again with a flag turned off: see `Grounding.made_up`) is dropped while
+the conversation asks (a tool the request does not name, asked for nothing new of the request;
+made-up values where the tool's earlier calls took theirs from the request; an earlier call
+again with a flag turned off: see `Grounding.made_up`) is dropped while
 the model writes on, as is a call passing an identifier copied from the tools' documentation
 (`Grounding.copied_example`). A `decide` reply left with no new call is written again as text.
 """
@@ -188,7 +190,7 @@ class Reply:
                 if repeated:
                     continue  # what the worker wrote before it saw the stop
                 for call in calls.feed(piece):
-                    if call.key in seen or call.narrows(written):
+                    if call.key in seen or call.narrows(written) or self._asks_again(call):
                         repeated = True
                         run.stop()
                         break
@@ -273,6 +275,17 @@ class Reply:
             and grounding.made_up(
                 call.name, call.arguments, [(c.name, c.arguments) for c in written]
             )
+        )
+
+    def _asks_again(self, call: _Call) -> bool:
+        """Whether, after tool results, the call asks again what was asked (see
+        `Grounding.asks_again`): as good as answered."""
+        grounding = self.plan.grounding
+        return (
+            self.plan.mode == "decide"
+            and grounding is not None
+            and isinstance(call.arguments, dict)
+            and grounding.asks_again(call.arguments)
         )
 
     def _copied_example(self, call: _Call) -> str | None:
