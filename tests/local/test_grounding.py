@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from toolwire.builtin import calculate
 from toolwire.builtin._units import known_unit
 from toolwire.messages import Message, ToolCall, ToolResult
 from toolwire.models.local._formats import BARE_JSON, HERMES, PROMPTED, call_key
@@ -714,15 +715,8 @@ def test_an_identifier_copied_from_the_tools_documentation_is_found() -> None:
     assert asked.copied_example({"order_id": "ORD-10522"}) is None
 
 
-CALCULATE = ToolDefinition(
-    name="calculate",
-    description='Evaluate an arithmetic expression, e.g. "17 * 23" or "(2 + 3) ** 2 / 7".',
-    parameters={
-        "type": "object",
-        "properties": {"expression": {"type": "string"}},
-        "required": ["expression"],
-    },
-)
+CALCULATE = calculate.definition
+"""Its description's examples: "17 * 23", "(2 + 3) ** 2 / 7", "log(100, 10)"."""
 
 
 def test_an_example_with_a_number_of_the_request_swapped_in_is_a_copy() -> None:
