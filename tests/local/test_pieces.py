@@ -460,7 +460,9 @@ def test_a_call_copying_the_tools_documented_identifier_is_dropped_and_reported(
             name="refund_order",
             written={"order_id": "ORD-10517"},
             index=None,
-            changes=("dropped: 'ORD-10517' is the tools' documented example, not the user's",),
+            changes=(
+                "dropped: 'ORD-10517' copies the tools' documented example, not the user's value",
+            ),
         )
     ]
 

@@ -135,6 +135,8 @@ class Reply:
         )
         self.steering = steering
         self.answer_prompt = answer_prompt
+        self.dropped: set[str] = set()
+        """The calls (`call_key` of what the model wrote) dropped from the reply."""
         self.question_opener = tuple(question_opener)
         """The first token of the user's question: a reply written as text instead of a call
         may not begin with it, since a small model made to answer writes the question back."""
@@ -200,9 +202,11 @@ class Reply:
                         break
                     seen.add(call.key)
                     if copied := self._copied_example(call):
+                        self.dropped.add(call_key(call.name, call.written))
                         yield _dropped(call.name, call.written, _copied_why(copied))
                         continue
                     if self._made_up(call, written):
+                        self.dropped.add(call_key(call.name, call.written))
                         why = "it goes on past what the conversation asks"
                         yield _dropped(call.name, call.written, why)
                         continue
@@ -327,7 +331,12 @@ class Reply:
         written_calls = self.call_format.written_calls
 
         def uses_a_new_value(before: str, attempt: str) -> bool:
-            earlier = written_calls(before)
+            # A call dropped from the reply asked for nothing: its part is still to take up.
+            earlier = [
+                call
+                for call in written_calls(before)
+                if call_key(call.get("name"), call.get("arguments") or {}) not in self.dropped
+            ]
             tools = {call.get("name") for call in earlier}
             used = [call.get("arguments") or {} for call in earlier]
             for call in written_calls(attempt):
@@ -516,4 +525,4 @@ def _dropped(name: Any, written: Any, why: str) -> CallCorrected:
 
 
 def _copied_why(copied: str) -> str:
-    return f"{copied!r} is the tools' documented example, not the user's"
+    return f"{copied!r} copies the tools' documented example, not the user's value"
