@@ -13,7 +13,7 @@ from toolwire.messages import Message, ToolCall, ToolResult
 from toolwire.models import ModelRequest
 from toolwire.models.local._coverage import RequestValues
 from toolwire.models.local._engine import Engine, GenerationRequest, GoOn
-from toolwire.models.local._formats import HERMES
+from toolwire.models.local._formats import HERMES, call_key
 from toolwire.models.local._model import _request_values
 from toolwire.models.local._reply import Plan, Reply, Steering
 from toolwire.tools import ToolDefinition
@@ -171,6 +171,12 @@ def test_a_call_on_trial_must_ask_for_what_the_request_gives_and_no_call_used() 
     assert trial(before + "\n", attempt("chess_club", {"city": "York"}))
     assert not trial(before + "\n", attempt("chess_club", {"name": "Knights", "city": "York"}))
     assert not trial(before + "\n", attempt("chess_club", {"city": "London"}))
+    # A call the reply dropped holds no part of the request.
+    dropping = reply(steering)
+    dropping.dropped.add(call_key("route", {"start": "London", "end": "Edinburgh"}))
+    dropped_trial = dropping._new_value_trial()
+    assert dropped_trial is not None
+    assert dropped_trial(before + "\n", attempt("chess_club", {"city": "London"}))
     off = reply(dataclasses.replace(steering, calls_on_trial=False))
     assert off._new_value_trial() is None
 
