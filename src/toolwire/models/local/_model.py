@@ -108,13 +108,8 @@ earlier call asked, a value the request lists with one that has; asking another 
 holding pieces of the request (see `_coverage`). Small models give a second call of a parallel
 request as little as 2e-05 after the first, and write it right when made to."""
 
-ANSWER_FROM_RESULTS = (
-    'The results above answer the question. Write the answer to "{question}" in plain text, '
-    "with the facts the results give."
-)
-"""Asks for the answer when the model would only repeat a call: naming the question again and
-the facts to give, since a small model told only to answer writes the question back, or a
-sentence about the results rather than from them."""
+ANSWER_FROM_RESULTS = "Answer in one sentence, in plain text."
+"""Asks for the answer when the model would only repeat a call (chosen on the built-in tools)."""
 
 _PLAN = "toolwire.local.plan"
 """Where a prompted-mode request carries its plan through `PromptedTools` to the inner call."""
@@ -335,8 +330,6 @@ class LocalModel:
                 return engine.tokenize(self.render(folded), add_bos=add_bos)
 
         values = _request_values(request) if plan.grammar is not None else None
-        asked = [m for m in request.messages if m.role == "user" and not m.tool_results]
-        question_opener = tuple(engine.tokenize(asked[-1].text.strip())[:1]) if asked else ()
         reply = Reply(
             engine,
             loaded.call_format,
@@ -358,7 +351,6 @@ class LocalModel:
                 calls_on_trial=CALLS_ON_TRIAL,
             ),
             answer_prompt=answer_prompt,
-            question_opener=question_opener,
             relevance=relevance,
             request_values=values,
             prose_reader=prose_reader,
@@ -428,8 +420,7 @@ def _results_folded(
         f"{call_format.result_start}{content}{call_format.result_end}" for content in results
     )
     question = messages[last].text
-    ask = ANSWER_FROM_RESULTS.format(question=question.strip())
-    return (*messages[:last], Message.user(f"{question}\n\n{blocks}\n\n{ask}"))
+    return (*messages[:last], Message.user(f"{question}\n\n{blocks}\n\n{ANSWER_FROM_RESULTS}"))
 
 
 def _generation(tokens: list[int], settings: ModelSettings, model: LocalModel) -> GenerationRequest:

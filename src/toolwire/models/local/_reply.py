@@ -109,7 +109,6 @@ class Reply:
         steering: Steering,
         *,
         answer_prompt: Callable[[], Sequence[int]] | None = None,
-        question_opener: Sequence[int] = (),
         relevance: Contrast | None = None,
         request_values: RequestValues | None = None,
         prose_reader: ModelEventReader | None = None,
@@ -137,9 +136,6 @@ class Reply:
         self.answer_prompt = answer_prompt
         self.dropped: set[str] = set()
         """The calls (`call_key` of what the model wrote) dropped from the reply."""
-        self.question_opener = tuple(question_opener)
-        """The first token of the user's question: a reply written as text instead of a call
-        may not begin with it, since a small model made to answer writes the question back."""
         self.request_values = request_values
         self.reader = reader
         self.prose_reader = prose_reader
@@ -350,15 +346,14 @@ class Reply:
 
     def _no_call(self) -> GenerationRequest:
         """The reply written as text instead of a call the model insists on: from the answer
-        prompt when there is one, beginning with neither a call, nor the reply's end, nor the
-        question again."""
+        prompt when there is one, beginning with neither a call nor the reply's end."""
         steering = self.steering
         prompt = self.answer_prompt
         return dataclasses.replace(
             self.base,
             tokens=prompt() if prompt is not None else self.base.tokens,
             banned_tokens=(*self.plan.banned, *steering.prose_only),
-            gate=Gate((*steering.answer_openers_banned, *self.question_opener), math.inf),
+            gate=Gate(steering.answer_openers_banned, math.inf),
         )
 
     def _read(self, text: str) -> list[ModelEvent]:
