@@ -36,53 +36,14 @@ _LISTED_WITHIN = 6
 _QUOTED = re.compile(r"(?<!\w)(['\"])([^'\"\n]{2,80})\1(?!\w)")
 _WORD = re.compile(r"[^\W\d_]{4,}")
 """A word long enough to tell where a value came from, or which tool a request names."""
-_FUNCTION_WORDS = frozenset(
-    [
-        "what",
-        "when",
-        "where",
-        "which",
-        "whose",
-        "with",
-        "that",
-        "this",
-        "these",
-        "those",
-        "there",
-        "their",
-        "them",
-        "they",
-        "then",
-        "than",
-        "have",
-        "from",
-        "your",
-        "yours",
-        "will",
-        "would",
-        "could",
-        "should",
-        "shall",
-        "about",
-        "into",
-        "onto",
-        "also",
-        "just",
-        "please",
-        "does",
-        "done",
-        "some",
-        "much",
-        "many",
-        "more",
-        "most",
-        "very",
-        "here",
-        "been",
-        "being",
-        "were",
-    ]
-)
+# fmt: off
+_FUNCTION_WORDS = frozenset([
+    "what", "when", "where", "which", "whose", "with", "that", "this", "these", "those", "there",
+    "their", "them", "they", "then", "than", "have", "from", "your", "yours", "will", "would",
+    "could", "should", "shall", "about", "into", "onto", "also", "just", "please", "does",
+    "done", "some", "much", "many", "more", "most", "very", "here", "been", "being", "were",
+])
+# fmt: on
 """Words of the grammar that tell nothing of where a value came from ("what" in a query that
 copies the whole request)."""
 
@@ -156,8 +117,8 @@ class RequestValues:
                 for span in self._piece_spans(piece)
                 for other in held_spans
             )
-            for value in leaves(call)
-            for piece in self._pieces(value)
+            for found in self._value_pieces(call)
+            for piece in found
         )
 
     def extends(self, call: Mapping[str, Any], before: Iterable[Mapping[str, Any]]) -> bool:
@@ -167,26 +128,23 @@ class RequestValues:
         account 987654"; "Asia/Tokyo" or "15 * 80 / 100" after the other part of "what time
         is it in Tokyo, and what is 15% of 80?"), holding no piece of another part that the
         request writes once (the request copied, or another part restated)."""
-        values = [value for value in leaves(call) if not isinstance(value, bool)]
-        pieces = [self._pieces(value) for value in values]
+        pieces = self._value_pieces(call)
         if not all(pieces):
             return False
+        held = self._held(before)
         # A piece an earlier call holds, which the request writes once, belongs to that call's
         # part: holding it too, the call copies the request rather than taking up its own part.
-        restated = set().union(*pieces) & self._held(before)
+        restated = set().union(*pieces) & held
         if any(len(self._piece_spans(piece)) < 2 for piece in restated):
             return False
-        return self.takes_up(call, before)
+        return any(found - held for found in pieces)
 
     def restates(self, call: Mapping[str, Any], before: Iterable[Mapping[str, Any]]) -> bool:
         """Whether the arguments of `call` hold values, each holding a piece of the request,
         and none a piece the calls `before` do not hold."""
-        values = [value for value in leaves(call) if not isinstance(value, bool)]
-        return (
-            bool(values)
-            and all(self._pieces(value) for value in values)
-            and not self.takes_up(call, before)
-        )
+        pieces = self._value_pieces(call)
+        held = self._held(before)
+        return bool(pieces) and all(pieces) and not any(found - held for found in pieces)
 
     def takes_up(self, call: Mapping[str, Any], before: Iterable[Mapping[str, Any]]) -> bool:
         """Whether the arguments of `call` hold a piece of the request that none of the calls
@@ -195,14 +153,18 @@ class RequestValues:
         that takes up nothing new asks again what is asked, or what nobody asked ("165 pounds"
         searched in the notes after its conversion, the time in UTC)."""
         held = self._held(before)
-        return any(self._pieces(value) - held for value in leaves(call))
+        return any(found - held for found in self._value_pieces(call))
+
+    def _value_pieces(self, call: Mapping[str, Any]) -> list[set[float | str]]:
+        """The pieces of the request each value of `call` (but a flag) holds."""
+        return [self._pieces(value) for value in leaves(call) if not isinstance(value, bool)]
 
     def _held(self, calls: Iterable[Mapping[str, Any]]) -> set[float | str]:
         return {
             piece
             for arguments in calls
-            for value in leaves(arguments)
-            for piece in self._pieces(value)
+            for found in self._value_pieces(arguments)
+            for piece in found
         }
 
     def names(self, tool: str) -> bool:
@@ -214,8 +176,6 @@ class RequestValues:
         )
 
     def _pieces(self, value: Any) -> set[float | str]:
-        if isinstance(value, bool):
-            return set()
         if isinstance(value, int | float):
             return {
                 number

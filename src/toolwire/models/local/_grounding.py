@@ -50,7 +50,7 @@ from ...builtin._units import known_unit
 from ...messages import Message
 from ...tools import ToolDefinition
 from ._coverage import RequestValues, leaves
-from ._relevance import last_request
+from ._relevance import last_question, last_request
 
 __all__ = ["Grounding", "changes"]
 
@@ -154,6 +154,7 @@ class Grounding:
             numbers = frozenset([*written, *(number / 100 for number in written)])
         last = last_request(list(messages))
         examples = frozenset(example for tool in tools for example in _documented_examples(tool))
+        digit_runs = frozenset(_DIGITS.findall(text))
         return cls(
             said,
             words,
@@ -163,7 +164,7 @@ class Grounding:
             _percentages(text),
             request=RequestValues.of(last.text, [tool.name for tool in tools]) if last else None,
             measures=_measures(text),
-            digit_runs=frozenset(_DIGITS.findall(text)),
+            digit_runs=digit_runs,
             examples=examples,
             example_numbers=frozenset(
                 number
@@ -171,7 +172,7 @@ class Grounding:
                 for number in _DIGITS.findall(example)
                 if _TELLING_NUMBER.fullmatch(number)
             )
-            - frozenset(_DIGITS.findall(text)),
+            - digit_runs,
             answering=None if last else _answering(list(messages), tools),
         )
 
@@ -512,13 +513,11 @@ _NOTHING_GUESSABLE = _Guessable()
 def _answering(
     messages: Sequence[Message], tools: Sequence[ToolDefinition]
 ) -> tuple[RequestValues, tuple[Mapping[str, Any], ...]] | None:
-    asked = [i for i, m in enumerate(messages) if m.role == "user" and not m.tool_results]
-    if not asked:
+    asked = last_question(messages)
+    if asked is None:
         return None
-    request = RequestValues.of(messages[asked[-1]].text, [tool.name for tool in tools])
-    made = tuple(
-        call.arguments for message in messages[asked[-1] + 1 :] for call in message.tool_calls
-    )
+    request = RequestValues.of(messages[asked].text, [tool.name for tool in tools])
+    made = tuple(call.arguments for message in messages[asked + 1 :] for call in message.tool_calls)
     return (request, made) if made else None
 
 

@@ -57,7 +57,13 @@ from ._engine import Engine, GenerationRequest
 from ._formats import PROMPTED, CallFormat, call_key, detect_format
 from ._grammar import calls_grammar
 from ._grounding import Grounding
-from ._relevance import RELEVANCE_NEUTRAL, RELEVANCE_WEIGHT, last_request, request_contrast
+from ._relevance import (
+    RELEVANCE_NEUTRAL,
+    RELEVANCE_WEIGHT,
+    last_question,
+    last_request,
+    request_contrast,
+)
 from ._reply import Plan, Reply, Steering
 from ._template import ChatTemplate, template_messages, template_tools
 
@@ -409,10 +415,9 @@ def _results_folded(
 ) -> tuple[Message, ...] | None:
     """The conversation with the tool results since the last user message folded into that
     message: small models that keep calling for a result they hold answer from this form."""
-    asked = [i for i, m in enumerate(messages) if m.role == "user" and not m.tool_results]
-    if not asked:
+    last = last_question(messages)
+    if last is None:
         return None
-    last = asked[-1]
     results = [result.content for m in messages[last + 1 :] for result in m.tool_results]
     if not results:
         return None

@@ -16,7 +16,13 @@ from collections.abc import Callable, Sequence
 from ...messages import Message
 from ._engine import Contrast
 
-__all__ = ["RELEVANCE_NEUTRAL", "RELEVANCE_WEIGHT", "last_request", "request_contrast"]
+__all__ = [
+    "RELEVANCE_NEUTRAL",
+    "RELEVANCE_WEIGHT",
+    "last_question",
+    "last_request",
+    "request_contrast",
+]
 
 RELEVANCE_WEIGHT = 0.15
 """Log-odds added to the call gate per nat the tools make the request likelier (past the neutral
@@ -54,6 +60,13 @@ def request_contrast(
     if tokens[slice(*span)] != baseline[slice(*baseline_span)]:
         return None
     return Contrast(span=span, baseline=tuple(baseline), baseline_span=baseline_span)
+
+
+def last_question(messages: Sequence[Message]) -> int | None:
+    """Where the user's last message (not tool results) stands in `messages`, if there is one:
+    what the tool results after it answer."""
+    asked = [i for i, m in enumerate(messages) if m.role == "user" and not m.tool_results]
+    return asked[-1] if asked else None
 
 
 def last_request(messages: Sequence[Message]) -> Message | None:

@@ -198,13 +198,10 @@ class Reply:
                         break
                     seen.add(call.key)
                     if copied := self._copied_example(call):
-                        self.dropped.add(call_key(call.name, call.written))
-                        yield _dropped(call.name, call.written, _copied_why(copied))
+                        yield self._drop(call, _copied_why(copied))
                         continue
                     if self._made_up(call, written):
-                        self.dropped.add(call_key(call.name, call.written))
-                        why = "it goes on past what the conversation asks"
-                        yield _dropped(call.name, call.written, why)
+                        yield self._drop(call, "it goes on past what the conversation asks")
                         continue
                     written.append(call)
                     self.kept += 1
@@ -280,6 +277,11 @@ class Reply:
                 call.name, call.arguments, [(c.name, c.arguments) for c in written]
             )
         )
+
+    def _drop(self, call: _Call, why: str) -> CallCorrected:
+        """Leave the call out of the reply, and say so."""
+        self.dropped.add(call_key(call.name, call.written))
+        return _dropped(call.name, call.written, why)
 
     def _asks_again(self, call: _Call) -> bool:
         """Whether, after tool results, the call asks again what was asked (see
