@@ -95,23 +95,33 @@ def run_answering_approvals(
     from .conftest import wait_until
 
     answered_alone: list[str] = []
+    answered: set[str] = set()
     database = env.get("TOOLWIRE_DATABASE_URL")
     with Client(database or f"sqlite:///{env['TOOLWIRE_DATA_DIR']}/durable.db") as client:
         for deaths in range(max_processes):
             process = start(env, "run", run_id)
-            while process.poll() is None:
-                waiting = _waiting_call(client, run_id) if deaths else None
-                if waiting is not None:
-                    answer(client, run_id, waiting)
-                    wait_until(functools.partial(_answered, client, run_id, waiting))
-                time.sleep(0.05)
+            try:
+                while process.poll() is None:
+                    # A new worker replaying an approval answered while no worker lived still
+                    # shows the dead worker's wait until it reads the answer: never answer twice.
+                    waiting = _waiting_call(client, run_id) if deaths else None
+                    if waiting is not None and waiting not in answered:
+                        answer(client, run_id, waiting)
+                        answered.add(waiting)
+                        wait_until(functools.partial(_answered, client, run_id, waiting))
+                    time.sleep(0.05)
+            except BaseException:
+                process.kill()
+                process.communicate()
+                raise
             code, out, err = finish(process)
             if code != -signal.SIGKILL:
                 assert code == 0, err[-3000:]
                 return json.loads(out.splitlines()[-1]), deaths, answered_alone
             waiting = _waiting_call(client, run_id)
-            if waiting is not None:  # the worker died while the run waited: answer it now
-                answer(client, run_id, waiting)
+            if waiting is not None and waiting not in answered:
+                answer(client, run_id, waiting)  # the worker died while the run waited
+                answered.add(waiting)
                 answered_alone.append(waiting)
     raise AssertionError(f"still not finished after {max_processes} processes")
 
