@@ -1,8 +1,9 @@
 """Everyday requests through the whole loop: the suite in bench/requests/, run on a model.
 
-    python bench/local_requests.py [--model local] [--split dev|test|all] [--limit N]
+    python bench/local_requests.py [--model local [MODEL ...]] [--split dev|test|all] [--limit N]
                                    [--kinds single multi ...] [--toolsets builtin shop ...]
-                                   [--ids ID ...] [--spread] [--out bench/out/requests.MODEL.jsonl]
+                                   [--ids ID ...] [--spread] [--shard K/N]
+                                   [--out bench/out/requests.MODEL.jsonl]
                                    [--max-steps 6] [--timeout 300]
 
 Each item is a conversation run by `toolwire.Agent` with the item's toolset (its state reset
@@ -13,6 +14,12 @@ calls, answers, stop reasons, seconds and scores are written to --out as it fini
 ids already there for the same model are skipped; `--limit N` takes the first N selected items).
 The table re-scores everything --out holds for the selection with the current items and scorer,
 per split and kind, with the suite's target metrics (bench/requests/scoring.py).
+
+Given several models, each item runs on each of them in turn, so that a shared, noisy machine
+slows them alike; the table then also compares them, item for item, with the ratio of their
+seconds. `--shard K/N` takes every Nth selected item from the Kth (0-based): N processes, one
+per core, share a selection and the same --out; run again without it, the table is the whole
+selection's.
 """
 
 from __future__ import annotations
@@ -45,8 +52,9 @@ def approve_all(request: ApprovalRequest) -> Approve:
     return Approve(by="bench:approve-all")
 
 
-def default_out(model: str) -> Path:
-    return ROOT / "bench" / "out" / f"requests.{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}.jsonl"
+def default_out(models: Sequence[str]) -> Path:
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", "+".join(models))
+    return ROOT / "bench" / "out" / f"requests.{name}.jsonl"
 
 
 def select(
@@ -143,15 +151,15 @@ def score_record(item: Item, record: dict[str, Any]) -> ItemScore:
     return score_item(item, ran_turns(record["turns"]), TOOLSETS[item.toolset].defaults())
 
 
-def read_records(path: Path, model: str) -> dict[str, dict[str, Any]]:
-    if not path.exists():
-        return {}
-    records = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            record = json.loads(line)
-            if record.get("model") == model:
-                records[record["id"]] = record
+def read_records(path: Path, models: Sequence[str]) -> dict[str, dict[str, dict[str, Any]]]:
+    """By model, then by item id: the records --out holds for `models`."""
+    records: dict[str, dict[str, dict[str, Any]]] = {model: {} for model in models}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                record = json.loads(line)
+                if record.get("model") in records:
+                    records[record["model"]][record["id"]] = record
     return records
 
 
@@ -196,9 +204,34 @@ def report(items: Sequence[Item], records: dict[str, dict[str, Any]], model: str
     return "\n".join(lines)
 
 
+def compare(
+    items: Sequence[Item], records: dict[str, dict[str, dict[str, Any]]], models: Sequence[str]
+) -> str:
+    """The models side by side on the items every one of them ran."""
+    both = [item for item in items if all(item.id in records[model] for model in models)]
+    if not both:
+        return "no item was run on every model"
+    first = models[0]
+    lines = [f"side by side on the {len(both)} items every model ran:"]
+    header = f"{'model':<32}{'calls right':>15}  {'answer right':>15}  {'mean s':>7}  {'time':>6}"
+    lines.append(f"  {header}")
+    base_seconds = sum(records[first][item.id]["seconds"] for item in both)
+    for model in models:
+        ran = [(item, records[model][item.id]) for item in both]
+        scores = [score_record(item, record) for item, record in ran]
+        seconds = sum(record["seconds"] for _, record in ran)
+        lines.append(
+            f"  {model:<32}{_percent(sum(s.calls_right for s in scores), len(both))}  "
+            f"{_percent(sum(s.answer_right for s in scores), len(both))}  "
+            f"{seconds / len(both):7.1f}  "
+            + (f"{seconds / base_seconds:5.2f}x" if base_seconds else f"{'-':>6}")
+        )
+    return "\n".join(lines)
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--model", default="local")
+    parser.add_argument("--model", nargs="+", default=["local"], help="one or more models")
     parser.add_argument("--split", choices=["dev", "test", "all"], default="all")
     parser.add_argument("--limit", type=int)
     parser.add_argument(
@@ -207,67 +240,94 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--kinds", nargs="+", choices=KINDS)
     parser.add_argument("--toolsets", nargs="+", choices=list(TOOLSETS))
     parser.add_argument("--ids", nargs="+")
+    parser.add_argument("--shard", type=_shard, default=(0, 1), help="K/N: every Nth item from K")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--max-steps", type=int, default=6, help="model requests per turn (6)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per turn (300)")
     return parser.parse_args(argv)
 
 
+def _shard(text: str) -> tuple[int, int]:
+    index, _, count = text.partition("/")
+    if not (index.isdigit() and count.isdigit() and int(index) < int(count)):
+        raise argparse.ArgumentTypeError(f"not K/N with K < N: {text!r}")
+    return int(index), int(count)
+
+
 async def run(args: argparse.Namespace) -> int:
     items = select(
-        load_items(), args.split, args.kinds, args.toolsets, args.ids, args.limit, args.spread
+        load_items(),
+        args.split,
+        args.kinds,
+        args.toolsets,
+        args.ids,
+        args.limit,
+        args.spread,
     )
     if args.ids and (unknown := set(args.ids) - {item.id for item in items}):
         print(f"unknown or filtered-out ids: {', '.join(sorted(unknown))}", file=sys.stderr)
-    out: Path = args.out or default_out(args.model)
+    index, count = args.shard
+    items = items[index::count]
+    models: list[str] = args.model
+    out: Path = args.out or default_out(models)
     out.parent.mkdir(parents=True, exist_ok=True)
-    records = read_records(out, args.model)
-    todo = [item for item in items if item.id not in records]
-    print(
-        f"{len(items)} items selected, {len(items) - len(todo)} already in {out}", file=sys.stderr
-    )
+    records = read_records(out, models)
+    todo = [(item, name) for item in items for name in models if item.id not in records[name]]
+    print(f"{len(items)} items selected, {len(todo)} runs to go into {out}", file=sys.stderr)
     if todo:
-        model = get_model(args.model)
-        # Load an embedded model now, so the first item's seconds and timeout are its own.
-        load = getattr(model, "load", None)
-        if callable(load):
-            load()
+        loaded = {name: get_model(name) for name in {name for _, name in todo}}
+        for model in loaded.values():
+            # Load an embedded model now, so the first item's seconds and timeout are its own.
+            load = getattr(model, "load", None)
+            if callable(load):
+                load()
         limits = Limits(max_steps=args.max_steps, timeout=args.timeout)
         try:
             with out.open("a", encoding="utf-8") as sink:
-                for number, item in enumerate(todo, start=1):
-                    started = time.perf_counter()
-                    turns = await run_item(item, model, limits)
-                    record: dict[str, Any] = {
-                        "id": item.id,
-                        "model": args.model,
-                        "split": item.split,
-                        "toolset": item.toolset,
-                        "kind": item.kind,
-                        "turns": turns,
-                        "seconds": round(time.perf_counter() - started, 2),
-                    }
-                    score = score_record(item, record)
-                    record["score"] = {
-                        "calls_right": score.calls_right,
-                        "parts_called": score.parts_called,
-                        "answer_right": score.answer_right,
-                        "reasons": score.reasons(item),
-                    }
+                for number, (item, name) in enumerate(todo, start=1):
+                    record = await run_record(item, name, loaded[name], limits)
                     sink.write(json.dumps(record, ensure_ascii=False) + "\n")
                     sink.flush()
-                    records[item.id] = record
+                    records[name][item.id] = record
+                    score = record["score"]
                     print(
-                        f"[{number}/{len(todo)}] {item.id}: calls {'ok' if score.calls_right else 'WRONG'}, "
-                        f"answer {'ok' if score.answer_right else 'WRONG'}, {record['seconds']:.1f} s",
+                        f"[{number}/{len(todo)}] {name} {item.id}: "
+                        f"calls {'ok' if score['calls_right'] else 'WRONG'}, "
+                        f"answer {'ok' if score['answer_right'] else 'WRONG'}, "
+                        f"{record['seconds']:.1f} s",
                         file=sys.stderr,
                     )
         finally:
-            aclose = getattr(model, "aclose", None)
-            if aclose is not None:
-                await aclose()
-    print(report(items, records, args.model))
+            for model in loaded.values():
+                aclose = getattr(model, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+    print("\n\n".join(report(items, records[name], name) for name in models))
+    if len(models) > 1:
+        print(f"\n{compare(items, records, models)}")
     return 0
+
+
+async def run_record(item: Item, name: str, model: Model, limits: Limits) -> dict[str, Any]:
+    started = time.perf_counter()
+    turns = await run_item(item, model, limits)
+    record: dict[str, Any] = {
+        "id": item.id,
+        "model": name,
+        "split": item.split,
+        "toolset": item.toolset,
+        "kind": item.kind,
+        "turns": turns,
+        "seconds": round(time.perf_counter() - started, 2),
+    }
+    score = score_record(item, record)
+    record["score"] = {
+        "calls_right": score.calls_right,
+        "parts_called": score.parts_called,
+        "answer_right": score.answer_right,
+        "reasons": score.reasons(item),
+    }
+    return record
 
 
 def main(argv: Sequence[str] | None = None) -> int:

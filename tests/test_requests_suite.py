@@ -403,3 +403,33 @@ def test_the_runner_runs_three_items_end_to_end_and_resumes(
     # Run again: every id is already there, so the script (now exhausted) is never asked.
     assert run_requests(argv) == 0
     assert len(out.read_text().splitlines()) == 3
+
+
+def test_the_runner_runs_two_models_item_by_item_in_shards_and_compares_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chosen = ["builtin-none-your-name", "devbox-none-hi"]
+    greeting = [{"text": "Hi! How can I help?"}]
+    scripts = {}
+    for name in ("one", "two"):
+        scripts[name] = tmp_path / f"{name}.json"
+        # Each shard's model answers one item: its script has one reply.
+        scripts[name].write_text(json.dumps(greeting))
+    out = tmp_path / "out.jsonl"
+    models = [f"scripted:{scripts['one']}", f"scripted:{scripts['two']}"]
+    argv = ["--model", *models, "--out", str(out), "--ids", *chosen]
+    assert run_requests([*argv, "--shard", "0/2"]) == 0
+    capsys.readouterr()
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["id"], r["model"]) for r in records] == [(chosen[0], m) for m in models]
+    for name in ("one", "two"):
+        scripts[name].write_text(json.dumps(greeting))
+    assert run_requests([*argv, "--shard", "1/2"]) == 0
+    capsys.readouterr()
+    # Run again whole: nothing left to run, and both models side by side on both items.
+    assert run_requests(argv) == 0
+    table = capsys.readouterr().out
+    side_by_side = table[table.index("side by side on the 2 items every model ran") :]
+    assert all(model in side_by_side for model in models)
+    with pytest.raises(SystemExit):
+        run_requests([*argv, "--shard", "2/2"])

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from toolwire import Agent, Limits
 from toolwire.builtin import TOOLS
 from toolwire.events import ToolResultReady, UsageReported
 from toolwire.models.local import LocalModel
+from toolwire.models.local import _model as local_model
 
 
 def test_a_run_calls_a_builtin_tool_and_reuses_the_cache(qwen: LocalModel) -> None:
@@ -34,3 +37,22 @@ def test_a_run_calls_a_builtin_tool_and_reuses_the_cache(qwen: LocalModel) -> No
     call_tokens = len(qwen.engine.tokenize(written))
     assert step1.output_tokens >= call_tokens
     assert step2.cached_input_tokens >= step1.input_tokens + call_tokens - 4
+
+
+def test_a_part_of_the_request_left_after_results_is_asked_of_the_request_alone(
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # After the calculator's result the model, asked for another call, hands the calculator its
+    # own result; the request names the time, which no call has asked: asked with the request
+    # alone and the clock alone, the model writes the clock's call for Tokyo. Then a call
+    # asking nothing new (a conversion nobody gave values for) is as good as an answer.
+    def calls(prompt: str) -> list[tuple[str, dict[str, object]]]:
+        agent = Agent(qwen, TOOLS, limits=Limits(max_steps=4, timeout=300))
+        result = agent.run_sync(prompt)
+        return [(record.call.name, dict(record.call.arguments)) for record in result.calls]
+
+    prompt = "Work out 15% of 80, then tell me the time in Tokyo."
+    percent = ("calculate", {"expression": "0.15 * 80"})
+    assert calls(prompt) == [percent, ("current_time", {"timezone": "Asia/Tokyo"})]
+    monkeypatch.setattr(local_model, "CALLS_ON_TRIAL", False)
+    assert calls(prompt) == [percent]

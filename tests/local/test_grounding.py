@@ -794,9 +794,72 @@ def test_after_results_a_call_asking_again_what_was_asked_is_found() -> None:
         *(Message(role="tool", parts=(result,)) for result in results),
     ]
     asked = Grounding.of(conversation, [clock])
-    assert asked.asks_again({"timezone": "Europe/Paris"})
+    assert asked.asks_nothing_new("current_time", {"timezone": "Europe/Paris"})
     # A value of a result, or worked out, or a piece of the request not asked yet: a step on.
-    assert not asked.asks_again({"timezone": "Asia/Kolkata"})
-    assert not asked.asks_again({"timezone": "Europe/London"})
+    assert not asked.asks_nothing_new("current_time", {"timezone": "Asia/Kolkata"})
+    assert not asked.asks_nothing_new("current_time", {"timezone": "Europe/London"})
     # A new request is the model's to read: nothing is asked again yet.
-    assert not Grounding.of([request], [clock]).asks_again({"timezone": "Paris"})
+    assert not Grounding.of([request], [clock]).asks_nothing_new(
+        "current_time", {"timezone": "Paris"}
+    )
+
+
+def test_after_results_a_call_handing_its_tool_back_its_own_number_asks_nothing_new() -> None:
+    calculator = ToolDefinition(name="calculate", description="arithmetic", parameters={})
+    lookup = ToolDefinition(name="order_total", description="an order's total", parameters={})
+    worked_out = ToolCall(id="c1", name="calculate", arguments={"expression": "15% of 80"})
+    conversation = [
+        Message.user("What is 15% of 80 and what time is it in Tokyo?"),
+        Message(role="assistant", parts=(worked_out,)),
+        Message(
+            role="tool",
+            parts=(ToolResult(call_id="c1", name="calculate", content="15 * 80 / 100 = 12"),),
+        ),
+    ]
+    asked = Grounding.of(conversation, [calculator, lookup])
+    assert asked.asks_nothing_new("calculate", {"expression": "12"})
+    # Worked on further, handed to another tool, or not a number: a step on.
+    assert not asked.asks_nothing_new("calculate", {"expression": "12 * 2"})
+    assert not asked.asks_nothing_new("order_total", {"order": "12"})
+    assert not asked.asks_nothing_new("calculate", {"expression": "Tokyo"})
+
+
+def test_after_results_a_call_to_a_tool_nobody_asked_for_with_values_nobody_gave_is_found() -> None:
+    clock = ToolDefinition(name="current_time", description="the time", parameters={})
+    converter = ToolDefinition(name="convert_units", description="units", parameters={})
+    orders = ToolDefinition(name="order_status", description="an order", parameters={})
+    made = ToolCall(id="c1", name="current_time", arguments={"timezone": "Asia/Tokyo"})
+    found = "Saturday 12:59 in Asia/Tokyo; your order ORD-17 shipped"
+    conversation = [
+        Message.user("What time is it in Tokyo?"),
+        Message(role="assistant", parts=(made,)),
+        Message(role="tool", parts=(ToolResult(call_id="c1", name="current_time", content=found),)),
+    ]
+    asked = Grounding.of(conversation, [clock, converter, orders])
+    assert asked.asks_nothing_new(
+        "convert_units", {"value": 12.59, "from_unit": "km", "to_unit": "mi"}
+    )
+    # A value a result gave is a step on.
+    assert not asked.asks_nothing_new("order_status", {"order_id": "ORD-17"})
+
+
+def test_after_results_the_tools_the_request_names_that_no_call_used() -> None:
+    clock = ToolDefinition(name="current_time", description="the time", parameters={})
+    calculator = ToolDefinition(name="calculate", description="arithmetic", parameters={})
+    notes = ToolDefinition(name="search_notes", description="notes", parameters={})
+    tools = [clock, calculator, notes]
+
+    def after(question: str) -> list[str]:
+        call = ToolCall(id="c1", name="calculate", arguments={"expression": "15 * 80 / 100"})
+        conversation = [
+            Message.user(question),
+            Message(role="assistant", parts=(call,)),
+            Message(role="tool", parts=(ToolResult(call_id="c1", name="calculate", content="12"),)),
+        ]
+        return [tool.name for tool in Grounding.of(conversation, tools).named_tools_left(tools)]
+
+    assert after("What is 15% of 80 and what time is it in Tokyo?") == ["current_time"]
+    assert after("Calculate 15% of 80, then note it") == ["search_notes"]
+    assert after("Calculate 15% of 80") == []
+    # A new request is the model's to read.
+    assert Grounding.of([Message.user("what time is it?")], tools).named_tools_left(tools) == []

@@ -134,9 +134,9 @@ class Grounding:
     example_numbers: frozenset[str] = frozenset()
     """The numbers those examples write that tell them apart (`_TELLING_NUMBER`), less those
     the conversation writes."""
-    answering: tuple[RequestValues, tuple[Mapping[str, Any], ...]] | None = None
-    """Where the conversation ends with tool results: the request they answer, and the
-    arguments of the calls made for it."""
+    answering: _Answering | None = None
+    """Where the conversation ends with tool results: the request they answer, and the calls
+    made for it."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -252,11 +252,7 @@ class Grounding:
         if not earlier:
             return False
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
-        asked = {
-            name: value
-            for name, value in arguments.items()
-            if name not in parameters.defaults or value != parameters.defaults[name]
-        }
+        asked = parameters.asked(arguments)
         request = self.request
         if (
             request is not None
@@ -277,15 +273,49 @@ class Grounding:
                 return True
         return any(self._switched_off(parameters, arguments, before) for before in siblings)
 
-    def asks_again(self, arguments: Mapping[str, Any]) -> bool:
-        """Whether a call made after tool results asks again for what the calls before it
-        asked: every value it passes holds a piece of the request they answer, and none a piece
-        they did not hold ("Europe/Paris" after "Paris"). A value taken from a result (an order
-        id found) or worked out ("42.2 / 4") is a step on, not asked again."""
-        if self.answering is None:
+    def asks_nothing_new(self, tool: str, arguments: Mapping[str, Any]) -> bool:
+        """Whether a call made after tool results asks nothing the conversation has not
+        answered: it asks again for what the calls before it asked (every value it passes holds
+        a piece of the request they answer, and none a piece they did not hold: "Europe/Paris"
+        after "Paris"); it hands its tool back, alone, a number that tool returned ("12" to the
+        calculator that answered "15 * 80 / 100 = 12"); or it calls a tool the request does
+        not name and no call since used, with values (not its defaults) the conversation never
+        gave (a distance in km after the time in Tokyo). A value taken from a result (an order
+        id found) or worked out ("42.2 / 4") is a step on."""
+        answering = self.answering
+        if answering is None:
             return False
-        request, made = self.answering
-        return request.restates(arguments, made)
+        request, made = answering.request, answering.made
+        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        asked = parameters.asked(arguments)
+        return (
+            request.restates(arguments, made)
+            or _echoes(arguments, answering.results.get(tool, ()))
+            or (
+                tool not in answering.results
+                and not request.names(tool)
+                and not any(self._given(parameters, name, value) for name, value in asked.items())
+            )
+        )
+
+    def named_tools_left(self, tools: Sequence[ToolDefinition]) -> list[ToolDefinition]:
+        """After tool results, the tools the request they answer names ("time" for
+        `current_time`, see `RequestValues.names`) that no call since has used: a part of the
+        request no call took up ("what time is it in Tokyo" after the calculator's part)."""
+        answering = self.answering
+        if answering is None:
+            return []
+        return [
+            tool
+            for tool in tools
+            if tool.name not in answering.results and answering.request.names(tool.name)
+        ]
+
+    def takes_up_part(self, arguments: Mapping[str, Any]) -> bool:
+        """Whether a call made after tool results takes up a part of the request they answer
+        that no call took up (see `RequestValues.extends`)."""
+        answering = self.answering
+        return answering is not None and answering.request.extends(arguments, answering.made)
 
     def copied_example(self, arguments: Mapping[str, Any]) -> str | None:
         """The value `arguments` pass that copies an example of the tools' documentation, if
@@ -506,19 +536,49 @@ class _Guessable:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     """The schema's defaults: a value equal to its parameter's default asks for nothing."""
 
+    def asked(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The arguments but those equal to their parameter's default."""
+        return {
+            name: value
+            for name, value in arguments.items()
+            if name not in self.defaults or value != self.defaults[name]
+        }
+
 
 _NOTHING_GUESSABLE = _Guessable()
 
 
-def _answering(
-    messages: Sequence[Message], tools: Sequence[ToolDefinition]
-) -> tuple[RequestValues, tuple[Mapping[str, Any], ...]] | None:
+@dataclass(frozen=True, slots=True)
+class _Answering:
+    request: RequestValues
+    """The last question, which the calls since answer."""
+    made: tuple[Mapping[str, Any], ...]
+    """The arguments of those calls."""
+    results: Mapping[str, tuple[str, ...]]
+    """By tool name: what the tool returned to them."""
+
+
+def _answering(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> _Answering | None:
     asked = last_question(messages)
     if asked is None:
         return None
     request = RequestValues.of(messages[asked].text, [tool.name for tool in tools])
-    made = tuple(call.arguments for message in messages[asked + 1 :] for call in message.tool_calls)
-    return (request, made) if made else None
+    since = messages[asked + 1 :]
+    made = tuple(call.arguments for message in since for call in message.tool_calls)
+    results: dict[str, tuple[str, ...]] = {}
+    for message in since:
+        for result in message.tool_results:
+            results[result.name] = (*results.get(result.name, ()), result.content)
+    return _Answering(request, made, results) if made else None
+
+
+def _echoes(arguments: Mapping[str, Any], returned: Iterable[str]) -> bool:
+    """Whether every value `arguments` pass is a number alone, one that `returned` write."""
+    values = [str(value).strip() for value in leaves(arguments) if not isinstance(value, bool)]
+    if not values or not all(_NUMBER.fullmatch(value) for value in values):
+        return False
+    written = {number for text in returned for number in _NUMBER.findall(text)}
+    return all(value in written for value in values)
 
 
 def _documented_examples(tool: ToolDefinition) -> frozenset[str]:

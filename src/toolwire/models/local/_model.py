@@ -64,7 +64,7 @@ from ._relevance import (
     last_request,
     request_contrast,
 )
-from ._reply import Plan, Reply, Steering
+from ._reply import PartLeft, Plan, Reply, Steering
 from ._template import ChatTemplate, template_messages, template_tools
 
 __all__ = ["LocalModel"]
@@ -335,6 +335,16 @@ class LocalModel:
             def answer_prompt() -> list[int]:
                 return engine.tokenize(self.render(folded), add_bos=add_bos)
 
+        part_prompt = None
+        # Prompted mode's catalogue is in the messages by now: the part left has no prompt.
+        if plan.part_left is not None and request.tools:
+            part = dataclasses.replace(
+                request, messages=plan.part_left.messages, tools=plan.part_left.tools
+            )
+
+            def part_prompt() -> list[int]:
+                return engine.tokenize(self.render(part), add_bos=add_bos)
+
         values = _request_values(request) if plan.grammar is not None else None
         reply = Reply(
             engine,
@@ -357,6 +367,7 @@ class LocalModel:
                 calls_on_trial=CALLS_ON_TRIAL,
             ),
             answer_prompt=answer_prompt,
+            part_prompt=part_prompt,
             relevance=relevance,
             request_values=values,
             prose_reader=prose_reader,
@@ -381,7 +392,12 @@ class LocalModel:
             grammar = self._grammar(loaded, request, request.tools)
             answer = _results_folded(request.messages, loaded.call_format) if answered else None
             return Plan(
-                "decide", grammar=grammar, answered=answered, answer=answer, grounding=grounding
+                "decide",
+                grammar=grammar,
+                answered=answered,
+                answer=answer,
+                grounding=grounding,
+                part_left=self._part_left(loaded, request, grounding),
             )
         tools: Sequence[ToolDefinition] = request.tools
         if isinstance(choice, NamedToolChoice):
@@ -389,6 +405,16 @@ class LocalModel:
             if not tools:
                 raise UsageError(f"tool_choice names {choice.name!r}, which is not among the tools")
         return Plan("forced", grammar=self._grammar(loaded, request, tools), grounding=grounding)
+
+    def _part_left(
+        self, loaded: _Loaded, request: ModelRequest, grounding: Grounding | None
+    ) -> PartLeft | None:
+        asked = last_question(request.messages)
+        tools = grounding.named_tools_left(request.tools) if grounding else []
+        if asked is None or not tools:
+            return None
+        grammar = self._grammar(loaded, request, tools)
+        return PartLeft(tuple(request.messages[: asked + 1]), tuple(tools), grammar)
 
     def _grammar(
         self, loaded: _Loaded, request: ModelRequest, tools: Sequence[ToolDefinition]

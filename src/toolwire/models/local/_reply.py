@@ -10,7 +10,8 @@ A `Plan` says how the reply is generated, from the tool choice and strictness:
 
 Under the grammar, calls are passed on only once written out whole, so that a call the reply
 has already made, or (with `decide`) one the conversation already has the result of or asks
-again for what the calls before it asked (`Grounding.asks_again`), can be dropped before anyone
+again for what the calls before it asked, hands a tool back its own number or strays to a tool
+with values nobody gave (`Grounding.asks_nothing_new`), can be dropped before anyone
 sees it: small models otherwise repeat a call until the token limit, or
 call again for a result they already hold; a call cut off as a loop (see `_engine`) is dropped
 too. A call that asks a tool for part of what an earlier call of the reply asked it counts as
@@ -47,13 +48,14 @@ from ...events import (
 )
 from ...messages import Message, Usage
 from ...textcalls import ModelEventReader
+from ...tools import ToolDefinition
 from ._bridge import start
 from ._coverage import RequestValues
 from ._engine import Contrast, Engine, Gate, Generation, GenerationRequest, GoOn
 from ._formats import CallFormat, call_key
 from ._grounding import Grounding, changes
 
-__all__ = ["Plan", "Reply", "Steering"]
+__all__ = ["PartLeft", "Plan", "Reply", "Steering"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +69,21 @@ class Plan:
     """The conversation to answer from as text when the model only repeats answered calls."""
     grounding: Grounding | None = None
     """With it, a call loses the optional arguments it made up (see `_grounding`)."""
+    part_left: PartLeft | None = None
+    """After tool results, a part of the request no call took up."""
+
+
+@dataclass(frozen=True, slots=True)
+class PartLeft:
+    """A part of the request that no call took up after its results (the tools the request
+    names that no call used, see `Grounding.named_tools_left`): asked of the model as the
+    request alone, with those tools alone, since after results a small model hands its last
+    tool its own result, or gives the tool its default ("UTC" for the time in Tokyo)."""
+
+    messages: tuple[Message, ...]
+    """The conversation up to the request."""
+    tools: tuple[ToolDefinition, ...]
+    grammar: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +126,7 @@ class Reply:
         steering: Steering,
         *,
         answer_prompt: Callable[[], Sequence[int]] | None = None,
+        part_prompt: Callable[[], Sequence[int]] | None = None,
         relevance: Contrast | None = None,
         request_values: RequestValues | None = None,
         prose_reader: ModelEventReader | None = None,
@@ -134,6 +152,7 @@ class Reply:
         )
         self.steering = steering
         self.answer_prompt = answer_prompt
+        self.part_prompt = part_prompt
         self.dropped: set[str] = set()
         """The calls (`call_key` of what the model wrote) dropped from the reply."""
         self.request_values = request_values
@@ -148,7 +167,7 @@ class Reply:
         if plan.mode == "decide":
             body = self._decide()
         elif plan.mode == "forced":
-            body = self._calls(set())
+            body = self._calls(set(), self._under(plan.grammar))
         else:
             body = self._generate(self.base)
         async for event in body:
@@ -168,13 +187,18 @@ class Reply:
             run.stop()
         self._record(run.result)
 
-    async def _calls(self, seen: set[str]) -> AsyncIterator[ModelEvent]:
+    async def _calls(
+        self,
+        seen: set[str],
+        base: GenerationRequest,
+        on_trial: Callable[[_Call], bool] | None = None,
+    ) -> AsyncIterator[ModelEvent]:
         """Calls under the grammar, each passed on once whole (counted in `kept`); the
-        generation stops at the first call already in `seen`."""
+        generation stops at the first call already in `seen`. With `on_trial`, only the first
+        call is written, and passed on only if `on_trial` keeps it."""
         steering, call_format = self.steering, self.call_format
         request = dataclasses.replace(
-            self.base,
-            grammar=self.plan.grammar,
+            base,
             go_on=GoOn(
                 call_format.end + call_format.separator,
                 steering.call_openers,
@@ -192,7 +216,12 @@ class Reply:
                 if repeated:
                     continue  # what the worker wrote before it saw the stop
                 for call in calls.feed(piece):
-                    if call.key in seen or call.narrows(written) or self._asks_again(call):
+                    if (
+                        call.key in seen
+                        or call.narrows(written)
+                        or self._asks_nothing_new(call)
+                        or (on_trial is not None and not on_trial(call))
+                    ):
                         repeated = True
                         run.stop()
                         break
@@ -217,6 +246,10 @@ class Reply:
                                 index=started[0],
                                 changes=changes(call.written, call.arguments),
                             )
+                    if on_trial is not None:
+                        repeated = True  # one call on trial, and no more
+                        run.stop()
+                        break
         finally:
             run.stop()
         self._record(run.result)
@@ -233,6 +266,13 @@ class Reply:
     async def _decide(self) -> AsyncIterator[ModelEvent]:
         """Let the reply begin (gated); if it opens a call, write the call again from the start
         of the reply, under the grammar; if that makes no new call, write the reply as text."""
+        part_left, part_prompt = self.plan.part_left, self.part_prompt
+        if part_left is not None and part_prompt is not None and self.steering.calls_on_trial:
+            trial = dataclasses.replace(self.base, tokens=part_prompt(), grammar=part_left.grammar)
+            async for event in self._calls(set(self.plan.answered), trial, self._takes_up_part):
+                yield event
+            if self.kept:
+                return
         opens_call = self.call_format.opens_call
         run = start(self.engine, self.gated, watch=opens_call)
         held: list[str] = []
@@ -254,7 +294,7 @@ class Reply:
             run.stop()
         self._record(run.result)
         if decided:
-            async for event in self._calls(set(self.plan.answered)):
+            async for event in self._calls(set(self.plan.answered), self._under(self.plan.grammar)):
                 yield event
             if not self.kept:
                 # Written as text, it can still hold a call in a format the scanner reads.
@@ -264,6 +304,17 @@ class Reply:
         elif decided is None and held:
             for event in self._read("".join(held)):
                 yield event
+
+    def _under(self, grammar: str | None) -> GenerationRequest:
+        return dataclasses.replace(self.base, grammar=grammar)
+
+    def _takes_up_part(self, call: _Call) -> bool:
+        grounding = self.plan.grounding
+        return (
+            grounding is not None
+            and isinstance(call.arguments, dict)
+            and grounding.takes_up_part(call.arguments)
+        )
 
     def _made_up(self, call: _Call, written: Sequence[_Call]) -> bool:
         """Whether the call goes on past what the conversation asks (see
@@ -283,15 +334,15 @@ class Reply:
         self.dropped.add(call_key(call.name, call.written))
         return _dropped(call.name, call.written, why)
 
-    def _asks_again(self, call: _Call) -> bool:
-        """Whether, after tool results, the call asks again what was asked (see
-        `Grounding.asks_again`): as good as answered."""
+    def _asks_nothing_new(self, call: _Call) -> bool:
+        """Whether, after tool results, the call asks nothing the conversation has not answered
+        (see `Grounding.asks_nothing_new`): as good as answered."""
         grounding = self.plan.grounding
         return (
             self.plan.mode == "decide"
             and grounding is not None
             and isinstance(call.arguments, dict)
-            and grounding.asks_again(call.arguments)
+            and grounding.asks_nothing_new(str(call.name), call.arguments)
         )
 
     def _copied_example(self, call: _Call) -> str | None:
