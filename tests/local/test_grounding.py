@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from toolwire import tool
 from toolwire.builtin import calculate
 from toolwire.builtin._units import known_unit
 from toolwire.messages import Message, ToolCall, ToolResult
@@ -863,3 +864,31 @@ def test_after_results_the_tools_the_request_names_that_no_call_used() -> None:
     assert after("Calculate 15% of 80") == []
     # A new request is the model's to read.
     assert Grounding.of([Message.user("what time is it?")], tools).named_tools_left(tools) == []
+
+
+def test_an_optional_parameter_that_may_be_null_is_judged_as_the_type_it_takes() -> None:
+    # What a Python tool's `X | None = None` becomes: anyOf the type and null, default null.
+    @tool
+    def search_products(
+        query: str = "",
+        category: Literal["kettles", "grinders", "accessories"] | None = None,
+        max_price: float | None = None,
+    ) -> str:
+        """Products of the shop.
+
+        Args:
+            query: words to find in the product name
+            category: only this category
+            max_price: only products costing at most this many dollars
+        """
+        return query
+
+    products = search_products.definition
+    made = {"query": "kettles", "category": "accessories", "max_price": 100.0}
+    asked = Grounding.of([Message.user("Which kettles do you sell?")], [products])
+    assert asked.arguments("search_products", made) == {"query": "kettles"}
+    under_40 = Grounding.of([Message.user("Accessories under $40?")], [products])
+    assert under_40.arguments("search_products", {"category": "accessories", "max_price": 40}) == {
+        "category": "accessories",
+        "max_price": 40,
+    }

@@ -2,7 +2,9 @@
 
 A call's arguments are the model's proposal. These checks change them only where the schema
 says what the tool's author wants, and every change is reported (`changes`, shown as a
-`CallCorrected` event; `LocalModel(drop_guessed_arguments=False)` turns them all off):
+`CallCorrected` event; `LocalModel(drop_guessed_arguments=False)` turns them all off). A
+parameter that may also be null reads as the one type it takes otherwise (`float | None = None`
+is a number whose default is null).
 
 - An optional parameter the schema gives a default keeps its default where the model's value is
   one the conversation never gave: an option of an `enum` nobody mentioned (an option counts as
@@ -618,9 +620,10 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
     structures: set[str] = set()
     ends: dict[str, list[str]] = {"source": [], "target": []}
     defaults: dict[str, Any] = {}
-    for name, schema in properties.items():
-        if not isinstance(schema, Mapping):
+    for name, written in properties.items():
+        if not isinstance(written, Mapping):
             continue
+        schema = _not_null(written)
         if "default" in schema:
             defaults[name] = schema["default"]
         optional = name not in required
@@ -665,6 +668,21 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         from_to,
         defaults,
     )
+
+
+def _not_null(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A parameter that may also be null, read as the one type it takes otherwise
+    (`{"anyOf": [{"type": "number"}, {"type": "null"}], "default": null}` as a number whose
+    default is null): what a Python tool's `float | None = None` becomes."""
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if not isinstance(branches, list):
+            continue
+        typed = [b for b in branches if isinstance(b, Mapping) and b.get("type") != "null"]
+        if len(typed) == 1 and len(typed) < len(branches):
+            rest = {k: v for k, v in schema.items() if k != key}
+            return {**typed[0], **rest}
+    return schema
 
 
 def _unit(schema: Mapping[str, Any]) -> _Unit | None:

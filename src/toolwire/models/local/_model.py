@@ -398,6 +398,7 @@ class LocalModel:
                 answer=answer,
                 grounding=grounding,
                 part_left=self._part_left(loaded, request, grounding),
+                question=_question(request.messages) if answered else None,
             )
         tools: Sequence[ToolDefinition] = request.tools
         if isinstance(choice, NamedToolChoice):
@@ -434,6 +435,11 @@ def _request_values(request: ModelRequest) -> RequestValues | None:
     if last is None:
         return None
     return RequestValues.of(last.text, [tool.name for tool in request.tools])
+
+
+def _question(messages: Sequence[Message]) -> str | None:
+    asked = last_question(messages)
+    return None if asked is None else messages[asked].text
 
 
 def _results_folded(

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -71,6 +72,9 @@ class Plan:
     """With it, a call loses the optional arguments it made up (see `_grounding`)."""
     part_left: PartLeft | None = None
     """After tool results, a part of the request no call took up."""
+    question: str | None = None
+    """The question the conversation's tool results answer, which an answer must not only
+    say again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,7 +303,7 @@ class Reply:
             if not self.kept:
                 # Written as text, it can still hold a call in a format the scanner reads.
                 self.prose_calls = _ProseCalls(self.plan.grounding)
-                async for event in self._generate(self._no_call()):
+                async for event in self._answer():
                     yield event
         elif decided is None and held:
             for event in self._read("".join(held)):
@@ -396,6 +400,41 @@ class Reply:
             return False
 
         return uses_a_new_value
+
+    async def _answer(self) -> AsyncIterator[ModelEvent]:
+        """The reply written as text instead of a call (`_no_call`). An answer that only says
+        the question again answers nothing (small models asked to answer from results often
+        copy the request): it is held back while it could be that, and written again, not
+        opening as it did, when it is."""
+        request = self._no_call()
+        question = _spoken(self.plan.question or "")
+        run = start(self.engine, request)
+        held: str | None = ""
+        try:
+            async for piece in run.pieces():
+                if held is not None and question:
+                    held += piece
+                    if question.startswith(_spoken(held)):
+                        continue
+                    piece, held = held, None
+                for event in self._read(piece):
+                    yield event
+        finally:
+            run.stop()
+        self._record(run.result)
+        if held is None or not held.strip():
+            return
+        if _spoken(held) != question:
+            for event in self._read(held):
+                yield event
+            return
+        opener = self.engine.tokenize(held.lstrip())[:1]
+        gate = request.gate
+        banned = (*gate.tokens, *opener) if gate is not None else tuple(opener)
+        async for event in self._generate(
+            dataclasses.replace(request, gate=Gate(banned, math.inf))
+        ):
+            yield event
 
     def _no_call(self) -> GenerationRequest:
         """The reply written as text instead of a call the model insists on: from the answer
@@ -518,6 +557,11 @@ class _WholeCalls:
 
 
 _CallEvent = ToolCallStarted | ToolCallArgumentsDelta | ToolCallFailed
+
+
+def _spoken(text: str) -> str:
+    """The words of `text`, folded: what two texts that say the same words share."""
+    return " ".join(re.findall(r"\w+", text.casefold()))
 
 
 class _ProseCalls:
