@@ -283,11 +283,11 @@ async def run(args: argparse.Namespace) -> int:
                 load()
         limits = Limits(max_steps=args.max_steps, timeout=args.timeout)
         try:
-            with out.open("a", encoding="utf-8") as sink:
+            # Unbuffered: each record goes down in one write, whole among other shards' records.
+            with out.open("ab", buffering=0) as sink:
                 for number, (item, name) in enumerate(todo, start=1):
                     record = await run_record(item, name, loaded[name], limits)
-                    sink.write(json.dumps(record, ensure_ascii=False) + "\n")
-                    sink.flush()
+                    sink.write((json.dumps(record, ensure_ascii=False) + "\n").encode())
                     records[name][item.id] = record
                     score = record["score"]
                     print(

@@ -58,8 +58,8 @@ class Gate:
     together at least `threshold` probability there. With `contrast`, its nats beyond `neutral`,
     times `weight`, are added to the log-odds of that probability first. Open,
     the reply starts with the likeliest of them (the evidence may have opened it for a model
-    that, left to itself, would start otherwise); shut, none of them may start it (whitespace
-    aside)."""
+    that, left to itself, would start otherwise); shut, none of them may start it, nor a token
+    that ends the reply (whitespace aside)."""
 
     tokens: tuple[int, ...]
     threshold: float
@@ -344,7 +344,9 @@ class Engine:
                 if reading.opened:
                     opening = _likeliest(self.llm._ctx, -1, gate.tokens)
                 else:
-                    samplers.append(self._sampler(request, (*request.banned_tokens, *gate.tokens)))
+                    # Shut, the reply is text: not a call, nor ended before it says anything.
+                    shut = (*request.banned_tokens, *gate.tokens, *self.reply_enders)
+                    samplers.append(self._sampler(request, shut))
             generation = self._sample(
                 request,
                 samplers,
