@@ -284,6 +284,14 @@ def test_the_gate_decides_how_the_reply_starts(smol: LocalModel) -> None:
     # though the model left alone would not; shut, it cannot.
     assert reply(0.0).strip().lower().startswith("a")
     assert not reply(math.inf).strip().lower().startswith("a")
+    # Shut, the reply is text: where the model would end it at once, it says something first.
+    prompt = smol.render(request(Message.user("Say hello.")))
+    said = dataclasses.replace(
+        asked, tokens=engine.tokenize(f"{prompt}Hello! How can I help you today?")
+    )
+    assert engine.generate(said, lambda piece: None, lambda: False).text == ""
+    shut = dataclasses.replace(said, gate=Gate(letters, math.inf))
+    assert engine.generate(shut, lambda piece: None, lambda: False).text.strip()
 
 
 def test_a_number_the_grammar_will_not_let_go_on_ends_or_takes_its_fraction(
