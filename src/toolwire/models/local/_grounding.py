@@ -313,17 +313,11 @@ class Grounding:
             if tool.name not in answering.results and answering.request.names(tool.name)
         ]
 
-    def takes_up_part(self, tool: str, arguments: Mapping[str, Any]) -> bool:
+    def takes_up_part(self, arguments: Mapping[str, Any]) -> bool:
         """Whether a call made after tool results takes up a part of the request they answer
-        that no call took up (see `RequestValues.extends`; its defaults ask for nothing)."""
+        that no call took up (see `RequestValues.extends`)."""
         answering = self.answering
-        return answering is not None and answering.request.extends(
-            self.asked(tool, arguments), answering.made
-        )
-
-    def asked(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """The arguments but those equal to the tool's defaults, which ask for nothing."""
-        return self.guessable.get(tool, _NOTHING_GUESSABLE).asked(arguments)
+        return answering is not None and answering.request.extends(arguments, answering.made)
 
     def copied_example(self, arguments: Mapping[str, Any]) -> str | None:
         """The value `arguments` pass that copies an example of the tools' documentation, if

@@ -312,19 +312,12 @@ class Reply:
     def _under(self, grammar: str | None) -> GenerationRequest:
         return dataclasses.replace(self.base, grammar=grammar)
 
-    def _asked(self, name: Any, arguments: dict[str, Any]) -> dict[str, Any]:
-        grounding = self.plan.grounding
-        if grounding is None or not isinstance(name, str):
-            return arguments
-        return grounding.asked(name, arguments)
-
     def _takes_up_part(self, call: _Call) -> bool:
         grounding = self.plan.grounding
         return (
             grounding is not None
-            and isinstance(call.name, str)
             and isinstance(call.arguments, dict)
-            and grounding.takes_up_part(call.name, call.arguments)
+            and grounding.takes_up_part(call.arguments)
         )
 
     def _made_up(self, call: _Call, written: Sequence[_Call]) -> bool:
@@ -384,7 +377,7 @@ class Reply:
         request no earlier call has used: calling a tool an earlier call has, a value listed
         with one used (`RequestValues.adds`: the same thing asked again, for another value);
         calling another tool, only values holding pieces of the request
-        (`RequestValues.extends`: another part of the request; its defaults ask for nothing)."""
+        (`RequestValues.extends`: another part of the request)."""
         values = self.request_values
         if values is None or not self.steering.calls_on_trial:
             return None
@@ -400,11 +393,9 @@ class Reply:
             tools = {call.get("name") for call in earlier}
             used = [call.get("arguments") or {} for call in earlier]
             for call in written_calls(attempt):
-                name, arguments = call.get("name"), call.get("arguments") or {}
-                if name in tools:
-                    if values.adds(arguments, used):
-                        return True
-                elif values.extends(self._asked(name, arguments), used):
+                arguments = call.get("arguments") or {}
+                again = call.get("name") in tools
+                if values.adds(arguments, used) if again else values.extends(arguments, used):
                     return True
             return False
 
