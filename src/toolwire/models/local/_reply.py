@@ -269,7 +269,9 @@ class Reply:
 
     async def _decide(self) -> AsyncIterator[ModelEvent]:
         """Let the reply begin (gated); if it opens a call, write the call again from the start
-        of the reply, under the grammar; if that makes no new call, write the reply as text."""
+        of the reply, under the grammar; if that makes no new call, write the reply as text.
+        Where a part of the request is left after results (`PartLeft`), its call on trial
+        comes first, and is the reply if kept."""
         part_left, part_prompt = self.plan.part_left, self.part_prompt
         if part_left is not None and part_prompt is not None and self.steering.calls_on_trial:
             trial = dataclasses.replace(self.base, tokens=part_prompt(), grammar=part_left.grammar)
