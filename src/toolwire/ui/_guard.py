@@ -45,6 +45,7 @@ class Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         problem = self._problem(scope, headers)
         if problem is not None:
+            await _drain(receive)
             await _plain(send, *problem)
             return
         if self.token is not None and _query_token(scope) is not None:
@@ -92,6 +93,19 @@ def _with_cookie(send: Send, token: str) -> Send:
         await send(message)
 
     return sending
+
+
+async def _drain(receive: Receive, limit: int = 1 << 16) -> None:
+    """Read the refused request's body, up to `limit` bytes: a connection closed on a body it
+    never read is reset, and the client may lose the refusal to the reset."""
+    read = 0
+    while read <= limit:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        read += len(message.get("body", b""))
+        if not message.get("more_body"):
+            return
 
 
 async def _plain(send: Send, status: int, text: str) -> None:
