@@ -54,7 +54,7 @@ from ...tools import ToolDefinition
 from ._coverage import RequestValues, leaves
 from ._relevance import last_question, last_request
 
-__all__ = ["Grounding", "changes"]
+__all__ = ["Grounding", "changes", "folded"]
 
 _SEPARATORS = re.compile(r"[\W_]+")
 _TELLING_WORD = 4
@@ -112,7 +112,7 @@ class Grounding:
     """What a conversation says, and which parameters of its tools grounding judges."""
 
     said: str
-    """The conversation's text, folded (see `_folded`)."""
+    """The conversation's text, folded (see `folded`)."""
     words: frozenset[str]
     """Its words."""
     stems: frozenset[str]
@@ -148,7 +148,7 @@ class Grounding:
             texts.extend(result.content for result in message.tool_results)
             texts.extend(call.raw_arguments for call in message.tool_calls)
         text = " ".join(texts)
-        said = _folded(text)
+        said = folded(text)
         words = frozenset(said.split())
         numbers = None
         if not _NUMBER_WORDS.search(_ORDINAL_MARKER.sub(r"\1", text.casefold())):
@@ -387,8 +387,8 @@ class Grounding:
         if not isinstance(source, str) or not isinstance(target, str):
             return False
         return (
-            f" from{_folded(target)}to{_folded(source)}" in self.said
-            and f" from{_folded(source)}" not in self.said
+            f" from{folded(target)}to{folded(source)}" in self.said
+            and f" from{folded(source)}" not in self.said
         )
 
     def unit_written(self, unit: _Unit, arguments: Mapping[str, Any]) -> str | None:
@@ -409,9 +409,9 @@ class Grounding:
 
     def gave(self, value: str) -> bool:
         """Whether the conversation holds `value` whole, or a telling word of it."""
-        folded = _folded(value)
-        telling = {word for word in folded.split() if len(word) >= _TELLING_WORD}
-        return folded in self.said or bool(telling & self.words)
+        written = folded(value)
+        telling = {word for word in written.split() if len(word) >= _TELLING_WORD}
+        return written in self.said or bool(telling & self.words)
 
     def _percentage(self, value: Any) -> bool:
         return (
@@ -475,9 +475,9 @@ class Grounding:
 
     def mentions(self, option: str) -> bool:
         """Whether the conversation holds `option` whole, or a word like a telling word of it."""
-        folded = _folded(option)
-        return folded in self.said or any(
-            word[:_STEM] in self.stems for word in folded.split() if len(word) >= _TELLING_WORD
+        written = folded(option)
+        return written in self.said or any(
+            word[:_STEM] in self.stems for word in written.split() if len(word) >= _TELLING_WORD
         )
 
 
@@ -635,7 +635,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         if kind == "number" and _takes_fraction(schema):
             fractions.add(name)
         if kind == "string":
-            words = set(_folded(_CAMEL_HUMP.sub(" ", name)).split())
+            words = set(folded(_CAMEL_HUMP.sub(" ", name)).split())
             for end, named in (("source", _SOURCE_WORDS), ("target", _TARGET_WORDS)):
                 if words & named:
                     ends[end].append(name)
@@ -718,7 +718,7 @@ def _leading_unit(words: Sequence[str]) -> str | None:
 
 
 def _stems(text: object) -> frozenset[str]:
-    words = _folded(str(text or "")).split()
+    words = folded(str(text or "")).split()
     return frozenset(word[:_STEM] for word in words if len(word) >= _TELLING_WORD)
 
 
@@ -793,7 +793,7 @@ def _takes_fraction(schema: Mapping[str, Any]) -> bool:
     return bool(_FRACTION.search(str(schema.get("description", ""))))
 
 
-def _folded(text: str) -> str:
+def folded(text: str) -> str:
     """Case folded, every run of non-word characters one space, padded with one on each side,
     so that a value is found whole words at a time however either is punctuated."""
     return f" {_SEPARATORS.sub(' ', text.casefold()).strip()} "

@@ -390,15 +390,20 @@ class LocalModel:
                 if isinstance(part, ToolCall)
             )
             grammar = self._grammar(loaded, request, request.tools)
-            answer = _results_folded(request.messages, loaded.call_format) if answered else None
+            # The question the conversation's calls answer, where it has any.
+            asked = last_question(request.messages) if answered else None
             return Plan(
                 "decide",
                 grammar=grammar,
                 answered=answered,
-                answer=answer,
+                answer=(
+                    None
+                    if asked is None
+                    else _results_folded(request.messages, asked, loaded.call_format)
+                ),
                 grounding=grounding,
-                part_left=self._part_left(loaded, request, grounding),
-                question=_question(request.messages) if answered else None,
+                part_left=self._part_left(loaded, request, grounding, asked),
+                question=None if asked is None else request.messages[asked].text,
             )
         tools: Sequence[ToolDefinition] = request.tools
         if isinstance(choice, NamedToolChoice):
@@ -408,9 +413,12 @@ class LocalModel:
         return Plan("forced", grammar=self._grammar(loaded, request, tools), grounding=grounding)
 
     def _part_left(
-        self, loaded: _Loaded, request: ModelRequest, grounding: Grounding | None
+        self,
+        loaded: _Loaded,
+        request: ModelRequest,
+        grounding: Grounding | None,
+        asked: int | None,
     ) -> PartLeft | None:
-        asked = last_question(request.messages)
         tools = grounding.named_tools_left(request.tools) if grounding else []
         if asked is None or not tools:
             return None
@@ -437,19 +445,12 @@ def _request_values(request: ModelRequest) -> RequestValues | None:
     return RequestValues.of(last.text, [tool.name for tool in request.tools])
 
 
-def _question(messages: Sequence[Message]) -> str | None:
-    asked = last_question(messages)
-    return None if asked is None else messages[asked].text
-
-
 def _results_folded(
-    messages: Sequence[Message], call_format: CallFormat
+    messages: Sequence[Message], last: int, call_format: CallFormat
 ) -> tuple[Message, ...] | None:
-    """The conversation with the tool results since the last user message folded into that
-    message: small models that keep calling for a result they hold answer from this form."""
-    last = last_question(messages)
-    if last is None:
-        return None
+    """The conversation with the tool results since the last user message (at `last`) folded
+    into that message: small models that keep calling for a result they hold answer from this
+    form."""
     results = [result.content for m in messages[last + 1 :] for result in m.tool_results]
     if not results:
         return None

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -54,7 +53,7 @@ from ._bridge import start
 from ._coverage import RequestValues
 from ._engine import Contrast, Engine, Gate, Generation, GenerationRequest, GoOn
 from ._formats import CallFormat, call_key
-from ._grounding import Grounding, changes
+from ._grounding import Grounding, changes, folded
 
 __all__ = ["PartLeft", "Plan", "Reply", "Steering"]
 
@@ -409,14 +408,14 @@ class Reply:
         copy the request): it is held back while it could be that, and written again, not
         opening as it did, when it is."""
         request = self._no_call()
-        question = _spoken(self.plan.question or "")
+        question = folded(self.plan.question or "").strip()
         run = start(self.engine, request)
         held: str | None = ""
         try:
             async for piece in run.pieces():
                 if held is not None and question:
                     held += piece
-                    if question.startswith(_spoken(held)):
+                    if question.startswith(folded(held).strip()):
                         continue
                     piece, held = held, None
                 for event in self._read(piece):
@@ -426,7 +425,7 @@ class Reply:
         self._record(run.result)
         if held is None or not held.strip():
             return
-        if _spoken(held) != question:
+        if folded(held).strip() != question:
             for event in self._read(held):
                 yield event
             return
@@ -559,11 +558,6 @@ class _WholeCalls:
 
 
 _CallEvent = ToolCallStarted | ToolCallArgumentsDelta | ToolCallFailed
-
-
-def _spoken(text: str) -> str:
-    """The words of `text`, folded: what two texts that say the same words share."""
-    return " ".join(re.findall(r"\w+", text.casefold()))
 
 
 class _ProseCalls:
