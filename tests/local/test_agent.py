@@ -56,3 +56,36 @@ def test_a_part_of_the_request_left_after_results_is_asked_of_the_request_alone(
     assert calls(prompt) == [percent, ("current_time", {"timezone": "Asia/Tokyo"})]
     monkeypatch.setattr(local_model, "CALLS_ON_TRIAL", False)
     assert calls(prompt) == [percent]
+
+
+def test_a_part_no_tool_named_is_tried_with_the_tools_no_call_used(
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The request names the time alone; after the clock's result, "15% of 80" is values no
+    # call used. Asked with the tools left, the model reaches for the converter first ("15 km
+    # in miles": no piece of the request), and, that tool left out, writes the percentage.
+    def calls() -> list[str]:
+        agent = Agent(qwen, TOOLS, limits=Limits(max_steps=4, timeout=300))
+        result = agent.run_sync("What time is it in Tokyo, and what is 15% of 80?")
+        return [record.call.name for record in result.calls]
+
+    assert calls() == ["current_time", "calculate"]
+    monkeypatch.setattr(local_model, "CALLS_ON_TRIAL", False)
+    assert calls() == ["current_time"]
+
+
+def test_a_short_follow_up_asks_the_tool_again_for_what_it_says(
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # After the time in Tokyo, the model gives a call to "and in London?" too little
+    # probability to open one, and answers with Tokyo's time; a call to the clock again, for
+    # London, is what the request says.
+    def follow_up() -> list[tuple[str, dict[str, object]]]:
+        agent = Agent(qwen, TOOLS, limits=Limits(max_steps=4, timeout=300))
+        first = agent.run_sync("What time is it in Tokyo?")
+        then = agent.run_sync("and in London?", history=first.messages)
+        return [(record.call.name, dict(record.call.arguments)) for record in then.calls]
+
+    assert follow_up() == [("current_time", {"timezone": "Europe/London"})]
+    monkeypatch.setattr(local_model, "CALLS_ON_TRIAL", False)
+    assert follow_up() == []

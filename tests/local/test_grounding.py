@@ -844,26 +844,83 @@ def test_after_results_a_call_to_a_tool_nobody_asked_for_with_values_nobody_gave
     assert not asked.asks_nothing_new("order_status", {"order_id": "ORD-17"})
 
 
-def test_after_results_the_tools_the_request_names_that_no_call_used() -> None:
+def test_after_results_the_tools_that_may_take_up_a_part_no_call_took_up() -> None:
     clock = ToolDefinition(name="current_time", description="the time", parameters={})
     calculator = ToolDefinition(name="calculate", description="arithmetic", parameters={})
     notes = ToolDefinition(name="search_notes", description="notes", parameters={})
     tools = [clock, calculator, notes]
 
-    def after(question: str) -> list[str]:
-        call = ToolCall(id="c1", name="calculate", arguments={"expression": "15 * 80 / 100"})
+    def after(question: str, call: ToolCall) -> list[str]:
+        result = ToolResult(call_id=call.id, name=call.name, content="done")
         conversation = [
             Message.user(question),
             Message(role="assistant", parts=(call,)),
-            Message(role="tool", parts=(ToolResult(call_id="c1", name="calculate", content="12"),)),
+            Message(role="tool", parts=(result,)),
         ]
-        return [tool.name for tool in Grounding.of(conversation, tools).named_tools_left(tools)]
+        return [tool.name for tool in Grounding.of(conversation, tools).tools_left(tools)]
 
-    assert after("What is 15% of 80 and what time is it in Tokyo?") == ["current_time"]
-    assert after("Calculate 15% of 80, then note it") == ["search_notes"]
-    assert after("Calculate 15% of 80") == []
+    percent = ToolCall(id="c1", name="calculate", arguments={"expression": "15 * 80 / 100"})
+    assert after("What is 15% of 80 and what time is it in Tokyo?", percent) == ["current_time"]
+    assert after("Calculate 15% of 80, then note it", percent) == ["search_notes"]
+    assert after("Calculate 15% of 80", percent) == []
+    # Named by none of the tools left, a part is still left where values are: any tool may
+    # take it up.
+    tokyo = ToolCall(id="c1", name="current_time", arguments={"timezone": "Asia/Tokyo"})
+    left = after("What time is it in Tokyo, and what is 15% of 80?", tokyo)
+    assert left == ["calculate", "search_notes"]
+    assert after("What time is it in Tokyo?", tokyo) == []
     # A new request is the model's to read.
-    assert Grounding.of([Message.user("what time is it?")], tools).named_tools_left(tools) == []
+    assert Grounding.of([Message.user("what time is it?")], tools).tools_left(tools) == []
+
+
+def test_a_follow_up_call_asks_a_tool_again_for_what_the_request_says() -> None:
+    clock = ToolDefinition(
+        name="current_time",
+        description="the time",
+        parameters={"type": "object", "properties": {"timezone": {"type": "string"}}},
+    )
+    converter = ToolDefinition(
+        name="convert_units",
+        description="units",
+        parameters={
+            "type": "object",
+            "properties": {
+                "value": {"type": "number"},
+                "from_unit": {"type": "string"},
+                "to_unit": {"type": "string"},
+                "precision": {"type": "integer", "default": 4},
+            },
+        },
+    )
+
+    def follows(first: ToolCall, follow_up: str, tool: str, arguments: dict[str, Any]) -> bool:
+        result = ToolResult(call_id=first.id, name=first.name, content="done")
+        conversation = [
+            Message.user("first"),
+            Message(role="assistant", parts=(first,)),
+            Message(role="tool", parts=(result,)),
+            Message.assistant("It is done."),
+            Message.user(follow_up),
+        ]
+        return Grounding.of(conversation, [clock, converter]).follows_up(tool, arguments)
+
+    tokyo = ToolCall(id="c1", name="current_time", arguments={"timezone": "Asia/Tokyo"})
+    assert follows(tokyo, "and in London?", "current_time", {"timezone": "Europe/London"})
+    # The same call again, or one for what the request does not say, is no follow-up.
+    assert not follows(tokyo, "and in London?", "current_time", {"timezone": "Asia/Tokyo"})
+    assert not follows(tokyo, "thanks!", "current_time", {"timezone": "UTC"})
+    # Only a tool the conversation called is asked again.
+    assert not follows(tokyo, "and in London?", "convert_units", {"to_unit": "london"})
+    gallons = ToolCall(
+        id="c1",
+        name="convert_units",
+        arguments={"value": 3, "from_unit": "gallons", "to_unit": "liters"},
+    )
+    cups = {"value": 3, "from_unit": "gallons", "to_unit": "cups", "precision": 4}
+    assert follows(gallons, "and in cups?", "convert_units", cups)
+    # A value changed that the request does not give is made up.
+    made_up = {**cups, "value": 7}
+    assert not follows(gallons, "and in cups?", "convert_units", made_up)
 
 
 def test_an_optional_parameter_that_may_be_null_is_judged_as_the_type_it_takes() -> None:

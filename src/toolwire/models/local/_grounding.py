@@ -139,14 +139,19 @@ class Grounding:
     answering: _Answering | None = None
     """Where the conversation ends with tool results: the request they answer, and the calls
     made for it."""
+    called: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Where the conversation ends with a request: by tool name, the arguments of the last call
+    of each tool it made before."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
         texts: list[str] = []
+        called: dict[str, Mapping[str, Any]] = {}
         for message in messages:
             texts.append(message.text)
             texts.extend(result.content for result in message.tool_results)
             texts.extend(call.raw_arguments for call in message.tool_calls)
+            called.update((call.name, call.arguments) for call in message.tool_calls)
         text = " ".join(texts)
         said = folded(text)
         words = frozenset(said.split())
@@ -176,6 +181,7 @@ class Grounding:
             )
             - digit_runs,
             answering=None if last else _answering(list(messages), tools),
+            called=called if last else {},
         )
 
     def arguments(
@@ -300,18 +306,34 @@ class Grounding:
             )
         )
 
-    def named_tools_left(self, tools: Sequence[ToolDefinition]) -> list[ToolDefinition]:
-        """After tool results, the tools the request they answer names ("time" for
-        `current_time`, see `RequestValues.names`) that no call since has used: a part of the
-        request no call took up ("what time is it in Tokyo" after the calculator's part)."""
+    def tools_left(self, tools: Sequence[ToolDefinition]) -> list[ToolDefinition]:
+        """After tool results, the tools that may take up a part of the request they answer
+        that no call took up: those the request names ("time" for `current_time`, see
+        `RequestValues.names`) that no call since has used ("what time is it in Tokyo" after
+        the calculator's part); where it names none of them but writes values no call since
+        has used ("15% of 80" after the time in Tokyo), every tool no call since has used."""
         answering = self.answering
         if answering is None:
             return []
-        return [
-            tool
-            for tool in tools
-            if tool.name not in answering.results and answering.request.names(tool.name)
-        ]
+        unused = [tool for tool in tools if tool.name not in answering.results]
+        named = [tool for tool in unused if answering.request.names(tool.name)]
+        if named or not answering.request.unused(answering.made):
+            return named
+        return unused
+
+    def follows_up(self, tool: str, arguments: Mapping[str, Any]) -> bool:
+        """Whether a call to a new request asks a tool the conversation called before for
+        the same again, but for what the request says: every value that differs from the
+        tool's last call holds a piece of the request, one of them new ("Europe/London" for
+        "and in London?" after the time in Tokyo; "cups" for "and in cups?" after 3 gallons in
+        liters). A value the request gives that no call held is a new part asked for."""
+        request, before = self.request, self.called.get(tool)
+        if request is None or before is None:
+            return False
+        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        asked, last = parameters.asked(arguments), parameters.asked(before)
+        changed = {name: value for name, value in asked.items() if last.get(name) != value}
+        return bool(changed) and request.extends(changed, [last])
 
     def takes_up_part(self, arguments: Mapping[str, Any]) -> bool:
         """Whether a call made after tool results takes up a part of the request they answer

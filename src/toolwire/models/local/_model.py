@@ -345,6 +345,9 @@ class LocalModel:
             def part_prompt() -> list[int]:
                 return engine.tokenize(self.render(part), add_bos=add_bos)
 
+        def grammar_of(tools: Sequence[ToolDefinition]) -> str:
+            return self._grammar(loaded, request, tools)
+
         values = _request_values(request) if plan.grammar is not None else None
         reply = Reply(
             engine,
@@ -368,6 +371,7 @@ class LocalModel:
             ),
             answer_prompt=answer_prompt,
             part_prompt=part_prompt,
+            grammar_of=grammar_of,
             relevance=relevance,
             request_values=values,
             prose_reader=prose_reader,
@@ -402,8 +406,9 @@ class LocalModel:
                     else _results_folded(request.messages, asked, loaded.call_format)
                 ),
                 grounding=grounding,
-                part_left=self._part_left(loaded, request, grounding, asked),
+                part_left=self._part_left(request, grounding, asked),
                 question=None if asked is None else request.messages[asked].text,
+                follow_up=_follow_up(request, grounding),
             )
         tools: Sequence[ToolDefinition] = request.tools
         if isinstance(choice, NamedToolChoice):
@@ -413,17 +418,12 @@ class LocalModel:
         return Plan("forced", grammar=self._grammar(loaded, request, tools), grounding=grounding)
 
     def _part_left(
-        self,
-        loaded: _Loaded,
-        request: ModelRequest,
-        grounding: Grounding | None,
-        asked: int | None,
+        self, request: ModelRequest, grounding: Grounding | None, asked: int | None
     ) -> PartLeft | None:
-        tools = grounding.named_tools_left(request.tools) if grounding else []
+        tools = grounding.tools_left(request.tools) if grounding else []
         if asked is None or not tools:
             return None
-        grammar = self._grammar(loaded, request, tools)
-        return PartLeft(tuple(request.messages[: asked + 1]), tuple(tools), grammar)
+        return PartLeft(tuple(request.messages[: asked + 1]), tuple(tools))
 
     def _grammar(
         self, loaded: _Loaded, request: ModelRequest, tools: Sequence[ToolDefinition]
@@ -435,6 +435,13 @@ class LocalModel:
             parallel=request.parallel_tool_calls,
             marker_tokens=loaded.marker_tokens,
         )
+
+
+def _follow_up(request: ModelRequest, grounding: Grounding | None) -> tuple[ToolDefinition, ...]:
+    """The tools a new request's conversation called before (see `Plan.follow_up`)."""
+    if grounding is None or grounding.request is None:
+        return ()
+    return tuple(tool for tool in request.tools if tool.name in grounding.called)
 
 
 def _request_values(request: ModelRequest) -> RequestValues | None:

@@ -55,7 +55,10 @@ from ._engine import Contrast, Engine, Gate, Generation, GenerationRequest, GoOn
 from ._formats import CallFormat, call_key
 from ._grounding import Grounding, changes, folded
 
-__all__ = ["PartLeft", "Plan", "Reply", "Steering"]
+__all__ = ["TRIALS", "PartLeft", "Plan", "Reply", "Steering"]
+
+TRIALS = 3
+"""How many calls a part of the request left may be tried with, each to a tool not tried yet."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +77,12 @@ class Plan:
     question: str | None = None
     """The question the conversation's tool results answer, which an answer must not only
     say again."""
+    follow_up: tuple[ToolDefinition, ...] = ()
+    """For a new request in a conversation that called tools, those tools: where the reply
+    would open with text, a call to one of them is written on trial, kept if it asks the tool
+    again for what the request says (`Grounding.follows_up`). Small models give a call little
+    probability after a short follow-up ("and in London?") and answer from the last result
+    instead."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +95,6 @@ class PartLeft:
     messages: tuple[Message, ...]
     """The conversation up to the request."""
     tools: tuple[ToolDefinition, ...]
-    grammar: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +138,7 @@ class Reply:
         *,
         answer_prompt: Callable[[], Sequence[int]] | None = None,
         part_prompt: Callable[[], Sequence[int]] | None = None,
+        grammar_of: Callable[[Sequence[ToolDefinition]], str] | None = None,
         relevance: Contrast | None = None,
         request_values: RequestValues | None = None,
         prose_reader: ModelEventReader | None = None,
@@ -156,6 +165,9 @@ class Reply:
         self.steering = steering
         self.answer_prompt = answer_prompt
         self.part_prompt = part_prompt
+        self.grammar_of = grammar_of
+        self.refused: _Call | None = None
+        """The last call `_calls` stopped at rather than pass on."""
         self.dropped: set[str] = set()
         """The calls (`call_key` of what the model wrote) dropped from the reply."""
         self.request_values = request_values
@@ -222,9 +234,12 @@ class Reply:
                     if (
                         call.key in seen
                         or call.narrows(written)
-                        or self._asks_nothing_new(call)
-                        or (on_trial is not None and not on_trial(call))
+                        # A call on trial is held to what its trial asks instead.
+                        or (
+                            self._asks_nothing_new(call) if on_trial is None else not on_trial(call)
+                        )
                     ):
+                        self.refused = call
                         repeated = True
                         run.stop()
                         break
@@ -270,14 +285,69 @@ class Reply:
         """Let the reply begin (gated); if it opens a call, write the call again from the start
         of the reply, under the grammar; if that makes no new call, write the reply as text.
         Where a part of the request is left after results (`PartLeft`), its call on trial
-        comes first, and is the reply if kept."""
-        part_left, part_prompt = self.plan.part_left, self.part_prompt
-        if part_left is not None and part_prompt is not None and self.steering.calls_on_trial:
-            trial = dataclasses.replace(self.base, tokens=part_prompt(), grammar=part_left.grammar)
-            async for event in self._calls(set(self.plan.answered), trial, self._takes_up_part):
+        comes first, and is the reply if kept. A follow-up's reply that would open with text
+        first writes its call on trial (`Plan.follow_up`), and is text only if that is not
+        kept."""
+        plan, part_prompt = self.plan, self.part_prompt
+        if plan.part_left is not None and part_prompt is not None:
+            async for event in self._on_trial(
+                part_prompt(), plan.part_left.tools, self._takes_up_part
+            ):
                 yield event
             if self.kept:
                 return
+        if plan.follow_up and self.steering.calls_on_trial and not await self._opens_call():
+            async for event in self._on_trial(self.base.tokens, plan.follow_up, self._follows_up):
+                yield event
+            if self.kept:
+                return
+        async for event in self._gated():
+            yield event
+
+    async def _on_trial(
+        self,
+        tokens: Sequence[int],
+        tools: Sequence[ToolDefinition],
+        keeps: Callable[[_Call], bool],
+    ) -> AsyncIterator[ModelEvent]:
+        """One call to `tools`, written from `tokens` and passed on only if `keeps` keeps it;
+        a call refused, its tool is left out and the model asked again, at most
+        `TRIALS` times: the tool a small model reaches for first is often not the one
+        ("15 km in miles" for "what is 15% of 80")."""
+        grammar_of = self.grammar_of
+        if grammar_of is None or not self.steering.calls_on_trial:
+            return
+        left = list(tools)
+        for _ in range(TRIALS):
+            self.refused = None
+            trial = dataclasses.replace(self.base, tokens=list(tokens), grammar=grammar_of(left))
+            async for event in self._calls(set(self.plan.answered), trial, keeps):
+                yield event
+            refused = self.refused
+            if self.kept or refused is None:
+                return
+            left = [tool for tool in left if tool.name != refused.name]
+            if not left:
+                return
+
+    async def _opens_call(self) -> bool:
+        """Whether the gated reply opens a call (read from its first pieces, then stopped)."""
+        opens_call = self.call_format.opens_call
+        run = start(self.engine, self.gated, watch=opens_call)
+        held = ""
+        decided: bool | None = None
+        try:
+            async for piece in run.pieces():
+                held += piece
+                decided = opens_call(held)
+                if decided is not None:
+                    break
+        finally:
+            run.stop()
+        self._record(run.result)
+        return bool(decided)
+
+    async def _gated(self) -> AsyncIterator[ModelEvent]:
         opens_call = self.call_format.opens_call
         run = start(self.engine, self.gated, watch=opens_call)
         held: list[str] = []
@@ -312,6 +382,15 @@ class Reply:
 
     def _under(self, grammar: str | None) -> GenerationRequest:
         return dataclasses.replace(self.base, grammar=grammar)
+
+    def _follows_up(self, call: _Call) -> bool:
+        grounding = self.plan.grounding
+        return (
+            grounding is not None
+            and isinstance(call.name, str)
+            and isinstance(call.arguments, dict)
+            and grounding.follows_up(call.name, call.arguments)
+        )
 
     def _takes_up_part(self, call: _Call) -> bool:
         grounding = self.plan.grounding
