@@ -149,6 +149,10 @@ def test_unknown_time_zone_suggests_names() -> None:
         (100, "km/h", "mph", 62.1371192),
         (2, "hectares", "acres", 4.94210763),
         (1, "US gallon", "liters", 3.785411784),
+        # Plurals of a unit's short name, not only of its spellings.
+        (3, "gallons", "cups", 48.0),
+        (2000, "gs", "kgs", 2.0),
+        (1500, "ms", "s", 1.5),
     ],
 )
 def test_unit_conversion(value: float, source: str, target: str, expected: float) -> None:

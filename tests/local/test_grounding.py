@@ -850,8 +850,8 @@ def test_after_results_the_tools_that_may_take_up_a_part_no_call_took_up() -> No
     notes = ToolDefinition(name="search_notes", description="notes", parameters={})
     tools = [clock, calculator, notes]
 
-    def after(question: str, call: ToolCall) -> list[str]:
-        result = ToolResult(call_id=call.id, name=call.name, content="done")
+    def after(question: str, call: ToolCall, failed: bool = False) -> list[str]:
+        result = ToolResult(call_id=call.id, name=call.name, content="done", is_error=failed)
         conversation = [
             Message.user(question),
             Message(role="assistant", parts=(call,)),
@@ -869,6 +869,10 @@ def test_after_results_the_tools_that_may_take_up_a_part_no_call_took_up() -> No
     left = after("What time is it in Tokyo, and what is 15% of 80?", tokyo)
     assert left == ["calculate", "search_notes"]
     assert after("What time is it in Tokyo?", tokyo) == []
+    # Values a call left that failed, or made its own values up, are no other part.
+    assert after("What time is it in Tokyo, and what is 15% of 80?", tokyo, failed=True) == []
+    utc = ToolCall(id="c1", name="current_time", arguments={"timezone": "UTC"})
+    assert after("What time is it in Tokyo, and what is 15% of 80?", utc) == []
     # A new request is the model's to read.
     assert Grounding.of([Message.user("what time is it?")], tools).tools_left(tools) == []
 

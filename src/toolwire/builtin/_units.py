@@ -68,9 +68,10 @@ def _canonical(unit: str) -> str:
     text = " ".join(unit.strip().lower().split())
     if text in _SPELLINGS:
         return _SPELLINGS[text]
-    if text.endswith("s") and text[:-1] in _SPELLINGS:  # plurals: "meters", "hours"
-        return _SPELLINGS[text[:-1]]
-    return text
+    if _kind(text) is not None or not text.endswith("s"):
+        return text  # "ms" is milliseconds, not the plural of "m"
+    single = text[:-1]  # plurals: "meters", "hours", "cups", "kgs"
+    return _SPELLINGS.get(single, single if _kind(single) is not None else text)
 
 
 def known_unit(unit: str) -> tuple[str, str] | None:

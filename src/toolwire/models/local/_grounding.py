@@ -162,11 +162,12 @@ class Grounding:
         last = last_request(list(messages))
         examples = frozenset(example for tool in tools for example in _documented_examples(tool))
         digit_runs = frozenset(_DIGITS.findall(text))
+        guessable = {tool.name: _guessable(tool) for tool in tools}
         return cls(
             said,
             words,
             _stems(said),
-            {tool.name: _guessable(tool) for tool in tools},
+            guessable,
             numbers,
             _percentages(text),
             request=RequestValues.of(last.text, [tool.name for tool in tools]) if last else None,
@@ -180,7 +181,7 @@ class Grounding:
                 if _TELLING_NUMBER.fullmatch(number)
             )
             - digit_runs,
-            answering=None if last else _answering(list(messages), tools),
+            answering=None if last else _answering(list(messages), guessable),
             called=called if last else {},
         )
 
@@ -311,13 +312,21 @@ class Grounding:
         that no call took up: those the request names ("time" for `current_time`, see
         `RequestValues.names`) that no call since has used ("what time is it in Tokyo" after
         the calculator's part); where it names none of them but writes values no call since
-        has used ("15% of 80" after the time in Tokyo), every tool no call since has used."""
+        has used ("15% of 80" after the time in Tokyo), every tool no call since has used, as
+        long as each call since succeeded, every value it asked (not its defaults) holding a
+        piece of the request: values a failed call left ("$250 * 365 / 12" for "$250 a month
+        for 3 years") or one that made its own up (1000 miles for "1 mile, 5 miles and 10
+        miles") are no other part."""
         answering = self.answering
         if answering is None:
             return []
+        request = answering.request
         unused = [tool for tool in tools if tool.name not in answering.results]
-        named = [tool for tool in unused if answering.request.names(tool.name)]
-        if named or not answering.request.unused(answering.made):
+        named = [tool for tool in unused if request.names(tool.name)]
+        if named or not request.unused(answering.made) or answering.failed:
+            return named
+        # Values left by a call that made values up are its own failure, not another part.
+        if not all(request.extends(asked, ()) for asked in answering.asked):
             return named
         return unused
 
@@ -578,22 +587,34 @@ class _Answering:
     """The last question, which the calls since answer."""
     made: tuple[Mapping[str, Any], ...]
     """The arguments of those calls."""
+    asked: tuple[Mapping[str, Any], ...]
+    """The same, less the values that are their tools' defaults."""
     results: Mapping[str, tuple[str, ...]]
     """By tool name: what the tool returned to them."""
+    failed: bool
+    """Whether one of them failed."""
 
 
-def _answering(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> _Answering | None:
+def _answering(
+    messages: Sequence[Message], guessable: Mapping[str, _Guessable]
+) -> _Answering | None:
     asked = last_question(messages)
     if asked is None:
         return None
-    request = RequestValues.of(messages[asked].text, [tool.name for tool in tools])
+    request = RequestValues.of(messages[asked].text, list(guessable))
     since = messages[asked + 1 :]
-    made = tuple(call.arguments for message in since for call in message.tool_calls)
+    calls = [call for message in since for call in message.tool_calls]
+    made = tuple(call.arguments for call in calls)
+    undefaulted = tuple(
+        guessable.get(call.name, _NOTHING_GUESSABLE).asked(call.arguments) for call in calls
+    )
     results: dict[str, tuple[str, ...]] = {}
+    failed = False
     for message in since:
         for result in message.tool_results:
             results[result.name] = (*results.get(result.name, ()), result.content)
-    return _Answering(request, made, results) if made else None
+            failed = failed or result.is_error
+    return _Answering(request, made, undefaulted, results, failed) if made else None
 
 
 def _echoes(arguments: Mapping[str, Any], returned: Iterable[str]) -> bool:
