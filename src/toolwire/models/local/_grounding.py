@@ -70,8 +70,8 @@ _NUMBER_WORDS = re.compile(
 _ORDINAL_MARKER = re.compile(
     r"(^|[.!?:\"\n])\s*(?:first|second|third|fourth|fifth|sixth)(?:ly)?\s*,"
 )
-"""An ordinal opening a sentence to mark a step ("First, I'd like..."): it stands for no number
-(replayed on BFCL: 1 parallel item made right, none wrong)."""
+"""An ordinal opening a sentence to mark a step ("First, I'd like..."): it stands for no
+number."""
 _DIGITS = re.compile(r"\d+")
 _TELLING_NUMBER = re.compile(r"(?!10*$)[1-9]\d+")
 """A number an example holds that a copy can be told by: two digits or more, not a power of

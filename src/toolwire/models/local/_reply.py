@@ -11,18 +11,17 @@ A `Plan` says how the reply is generated, from the tool choice and strictness:
 Under the grammar, calls are passed on only once written out whole, so that a call the reply
 has already made, or (with `decide`) one the conversation already has the result of or asks
 again for what the calls before it asked, hands a tool back its own number or strays to a tool
-with values nobody gave (`Grounding.asks_nothing_new`), can be dropped before anyone
-sees it: small models otherwise repeat a call until the token limit, or
-call again for a result they already hold; a call cut off as a loop (see `_engine`) is dropped
-too. A call that asks a tool for part of what an earlier call of the reply asked it counts as
-made already (having asked for the restaurants of Paris that serve Italian food, a small model
-goes on to ask for those of Paris: replayed on BFCL, 1 parallel-multiple item made right and
-none wrong). A call the model writes only on trial (see
-`_coverage`) reaches the reply only if the trial keeps it. A later call that goes on past what
-the conversation asks (a tool the request does not name, asked for nothing new of the request;
-made-up values where the tool's earlier calls took theirs from the request; an earlier call
-again with a flag turned off: see `Grounding.made_up`) is dropped while
-the model writes on, as is a call passing an identifier copied from the tools' documentation
+with values nobody gave (`Grounding.asks_nothing_new`), can be dropped before anyone sees it:
+small models otherwise repeat a call until the token limit, or call again for a result they
+already hold; a call cut off as a loop (see `_engine`) is dropped too. A call that asks a tool
+for part of what an earlier call of the reply asked it counts as made already (having asked for
+the restaurants of Paris that serve Italian food, a small model goes on to ask for those of
+Paris). A call the model writes only on trial (see `_coverage`, `PartLeft` and
+`Plan.follow_up`) reaches the reply only if the trial keeps it. A later call that goes on past
+what the conversation asks (a tool the request does not name, asked for nothing new of the
+request; made-up values where the tool's earlier calls took theirs from the request; an earlier
+call again with a flag turned off: see `Grounding.made_up`) is dropped while the model writes
+on, as is a call passing an identifier copied from the tools' documentation
 (`Grounding.copied_example`). A `decide` reply left with no new call is written again as text.
 """
 
