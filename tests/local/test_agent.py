@@ -6,7 +6,7 @@ import pytest
 
 from toolwire import Agent, Limits
 from toolwire.builtin import TOOLS
-from toolwire.events import ToolResultReady, UsageReported
+from toolwire.events import CallCorrected, ToolResultReady, UsageReported
 from toolwire.models.local import LocalModel
 from toolwire.models.local import _model as local_model
 
@@ -89,3 +89,22 @@ def test_a_short_follow_up_asks_the_tool_again_for_what_it_says(
     assert follow_up() == [("current_time", {"timezone": "Europe/London"})]
     monkeypatch.setattr(local_model, "CALLS_ON_TRIAL", False)
     assert follow_up() == []
+
+
+def test_a_required_value_the_request_does_not_give_is_asked_for(qwen: LocalModel) -> None:
+    # "convert to kilograms" gives no amount: the model's call with one made up is not run,
+    # the drop is reported, and the reply asks for the amount.
+    corrections = []
+
+    def record(event: object) -> None:
+        if isinstance(event, CallCorrected):
+            corrections.append(event)
+
+    agent = Agent(qwen, TOOLS, limits=Limits(max_steps=4, timeout=300))
+    result = agent.run_sync("convert to kilograms", on_event=record)
+    assert not result.calls
+    assert isinstance(result.output, str) and result.output.rstrip().endswith("?")
+    assert "amount" in result.output
+    assert [event.changes for event in corrections] == [
+        ("dropped: 'value' is required, and the request gives no value for it: asked for instead",)
+    ]

@@ -953,3 +953,41 @@ def test_an_optional_parameter_that_may_be_null_is_judged_as_the_type_it_takes()
         "category": "accessories",
         "max_price": 40,
     }
+
+
+def test_a_required_number_the_request_cannot_have_given_is_missing() -> None:
+    @tool
+    def convert_units(value: float, from_unit: str, to_unit: str, digits: int = 4) -> str:
+        """Convert a quantity.
+
+        Args:
+            value: the amount to convert
+            from_unit: its unit
+            to_unit: the unit wanted
+            digits: how many to show
+        """
+        return ""
+
+    tools = [convert_units.definition]
+
+    def missing(conversation: list[Message], arguments: dict[str, Any]) -> str | None:
+        return Grounding.of(conversation, tools).missing("convert_units", arguments)
+
+    made_up = {"value": 17.0, "from_unit": "m", "to_unit": "cm"}
+    assert missing([Message.user("convert my height to cm")], made_up) == "value"
+    # A request that writes a number may have given it, worked out; so may words for numbers.
+    assert missing([Message.user("convert 5 ft 7 in to cm")], made_up) is None
+    assert missing([Message.user("convert two meters to cm")], made_up) is None
+    # A number the conversation wrote before is given; an optional one is not the user's to give.
+    earlier = [Message.user("I am 17 m tall"), Message.assistant("Noted."), Message.user("in cm?")]
+    assert missing(earlier, made_up) is None
+    assert missing(earlier, {**made_up, "digits": 3}) is None
+    # After results, the request they answer is the one that has to give it.
+    call = ToolCall(id="c1", name="convert_units", arguments={"value": "height"})
+    failed = ToolResult(call_id="c1", name="convert_units", content="not a number", is_error=True)
+    conversation = [
+        Message.user("convert my height to cm"),
+        Message(role="assistant", parts=(call,)),
+        Message(role="tool", parts=(failed,)),
+    ]
+    assert missing(conversation, made_up) == "value"

@@ -350,6 +350,25 @@ class Grounding:
         answering = self.answering
         return answering is not None and answering.request.extends(arguments, answering.made)
 
+    def missing(self, tool: str, arguments: Mapping[str, Any]) -> str | None:
+        """The required number parameter (no default) a call passes a value the request (the
+        last, which any results since answer) cannot have given, if there is one: the request
+        writes no number, and the conversation never wrote that one. Only the user knows it
+        ("convert my height to cm" is not 17 m), so the right reply asks for it."""
+        answering = self.answering
+        request = self.request if answering is None else answering.request
+        if request is None or request.numbers:
+            return None
+        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        return next(
+            (
+                name
+                for name in sorted(parameters.needed)
+                if name in arguments and self._made_up_number(arguments[name])
+            ),
+            None,
+        )
+
     def copied_example(self, arguments: Mapping[str, Any]) -> str | None:
         """The value `arguments` pass that copies an example of the tools' documentation, if
         there is one: small models copy the examples of any tool they are shown, whole
@@ -568,6 +587,8 @@ class _Guessable:
     """The string parameters naming the two ends of a conversion or a route, from and to."""
     defaults: Mapping[str, Any] = field(default_factory=dict)
     """The schema's defaults: a value equal to its parameter's default asks for nothing."""
+    needed: frozenset[str] = frozenset()
+    """Required, taking a number, with no default: only the user can give it."""
 
     def asked(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The arguments but those equal to their parameter's default."""
@@ -663,6 +684,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
     structures: set[str] = set()
     ends: dict[str, list[str]] = {"source": [], "target": []}
     defaults: dict[str, Any] = {}
+    needed: set[str] = set()
     for name, written in properties.items():
         if not isinstance(written, Mapping):
             continue
@@ -688,6 +710,8 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
             options.add(name)
         elif optional and kind in ("integer", "number") and "enum" not in schema:
             numbers.add(name)
+        elif kind in ("integer", "number") and "enum" not in schema and "default" not in schema:
+            needed.add(name)
         elif kind == "boolean":
             description = _stems(schema.get("description"))
             flags[name] = _Flag(schema.get("default") is True, description, optional)
@@ -710,6 +734,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         frozenset(structures),
         from_to,
         defaults,
+        frozenset(needed),
     )
 
 

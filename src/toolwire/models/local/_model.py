@@ -117,6 +117,14 @@ request as little as 2e-05 after the first, and write it right when made to."""
 ANSWER_FROM_RESULTS = "Answer in one sentence, in plain text."
 """Asks for the answer when the model would only repeat a call (chosen on the built-in tools)."""
 
+ASK_FOR_VALUE = (
+    "You cannot do this yet: the request does not say {what}. "
+    "Write one short question to the user asking for {what}."
+)
+"""Follows the request where a call lacked a required value the user has not given (see
+`Grounding.missing`): told only that the value is missing, a small model writes the call it
+wanted as text, or answers with the value it made up."""
+
 _PLAN = "toolwire.local.plan"
 """Where a prompted-mode request carries its plan through `PromptedTools` to the inner call."""
 
@@ -348,6 +356,10 @@ class LocalModel:
         def grammar_of(tools: Sequence[ToolDefinition]) -> str:
             return self._grammar(loaded, request, tools)
 
+        def ask_prompt(tool: str, parameter: str) -> list[int]:
+            asking = _asking(request, tool, parameter)
+            return engine.tokenize(self.render(asking), add_bos=add_bos)
+
         values = _request_values(request) if plan.grammar is not None else None
         reply = Reply(
             engine,
@@ -372,6 +384,7 @@ class LocalModel:
             answer_prompt=answer_prompt,
             part_prompt=part_prompt,
             grammar_of=grammar_of,
+            ask_prompt=ask_prompt,
             relevance=relevance,
             request_values=values,
             prose_reader=prose_reader,
@@ -442,6 +455,25 @@ def _follow_up(request: ModelRequest, grounding: Grounding | None) -> tuple[Tool
     if grounding is None or grounding.request is None:
         return ()
     return tuple(tool for tool in request.tools if tool.name in grounding.called)
+
+
+def _asking(request: ModelRequest, tool: str, parameter: str) -> ModelRequest:
+    """The conversation up to the user's last request, with a note after it: it does not say
+    the value of the tool's `parameter` (as its description puts it), which the reply is to
+    ask for."""
+    schema = next((t.parameters for t in request.tools if t.name == tool), {})
+    described = (schema.get("properties") or {}).get(parameter, {}).get("description")
+    what = (
+        described.strip().rstrip(".")
+        if isinstance(described, str) and described.strip()
+        else f"the {parameter}"
+    )
+    asked = last_question(request.messages)
+    assert asked is not None, "a value is missing only from a request the conversation has"
+    question = request.messages[asked].text
+    note = ASK_FOR_VALUE.format(what=what)
+    messages = (*request.messages[:asked], Message.user(f"{question}\n\n{note}"))
+    return dataclasses.replace(request, messages=messages)
 
 
 def _request_values(request: ModelRequest) -> RequestValues | None:

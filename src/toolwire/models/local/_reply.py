@@ -138,6 +138,7 @@ class Reply:
         answer_prompt: Callable[[], Sequence[int]] | None = None,
         part_prompt: Callable[[], Sequence[int]] | None = None,
         grammar_of: Callable[[Sequence[ToolDefinition]], str] | None = None,
+        ask_prompt: Callable[[str, str], Sequence[int]] | None = None,
         relevance: Contrast | None = None,
         request_values: RequestValues | None = None,
         prose_reader: ModelEventReader | None = None,
@@ -165,6 +166,9 @@ class Reply:
         self.answer_prompt = answer_prompt
         self.part_prompt = part_prompt
         self.grammar_of = grammar_of
+        self.ask_prompt = ask_prompt
+        self.asking: tuple[str, str] | None = None
+        """The tool and the required value the user has not given, which the reply asks for."""
         self.refused: _Call | None = None
         """The last call `_calls` stopped at rather than pass on."""
         self.dropped: set[str] = set()
@@ -243,6 +247,12 @@ class Reply:
                         run.stop()
                         break
                     seen.add(call.key)
+                    if not written and (missing := self._missing(call)):
+                        self.asking = (str(call.name), missing)
+                        yield self._drop(call, _missing_why(missing))
+                        repeated = True
+                        run.stop()
+                        break
                     if copied := self._copied_example(call):
                         yield self._drop(call, _copied_why(copied))
                         continue
@@ -371,7 +381,10 @@ class Reply:
             async for event in self._calls(set(self.plan.answered), self._under(self.plan.grammar)):
                 yield event
             if not self.kept:
-                # Written as text, it can still hold a call in a format the scanner reads.
+                # Written as text, it can still hold a call in a format the scanner reads; a
+                # question asking for a value is text alone.
+                if self.asking is not None:
+                    self.reader = None
                 self.prose_calls = _ProseCalls(self.plan.grounding)
                 async for event in self._answer():
                     yield event
@@ -427,6 +440,16 @@ class Reply:
             and isinstance(call.arguments, dict)
             and grounding.asks_nothing_new(str(call.name), call.arguments)
         )
+
+    def _missing(self, call: _Call) -> str | None:
+        """The required value of the call the user has not given (`Grounding.missing`), where
+        the reply answers a new request and can ask for it instead."""
+        grounding = self.plan.grounding
+        if self.plan.mode != "decide" or self.ask_prompt is None or grounding is None:
+            return None
+        if not isinstance(call.name, str) or not isinstance(call.arguments, dict):
+            return None
+        return grounding.missing(call.name, call.arguments)
 
     def _copied_example(self, call: _Call) -> str | None:
         """The identifier the call copies from its tool's documentation (see
@@ -517,12 +540,17 @@ class Reply:
 
     def _no_call(self) -> GenerationRequest:
         """The reply written as text instead of a call the model insists on: from the answer
-        prompt when there is one, beginning with neither a call nor the reply's end."""
+        prompt when there is one (the prompt asking for the value the user has not given,
+        where the call lacked one), beginning with neither a call nor the reply's end."""
         steering = self.steering
-        prompt = self.answer_prompt
+        tokens = self.base.tokens
+        if self.asking is not None and self.ask_prompt is not None:
+            tokens = list(self.ask_prompt(*self.asking))
+        elif self.answer_prompt is not None:
+            tokens = list(self.answer_prompt())
         return dataclasses.replace(
             self.base,
-            tokens=prompt() if prompt is not None else self.base.tokens,
+            tokens=tokens,
             banned_tokens=(*self.plan.banned, *steering.prose_only),
             gate=Gate(steering.answer_openers_banned, math.inf),
         )
@@ -688,6 +716,10 @@ class _ProseCalls:
 
 def _dropped(name: Any, written: Any, why: str) -> CallCorrected:
     return CallCorrected(name=name, written=written, index=None, changes=(f"dropped: {why}",))
+
+
+def _missing_why(parameter: str) -> str:
+    return f"{parameter!r} is required, and the request gives no value for it: asked for instead"
 
 
 def _copied_why(copied: str) -> str:
