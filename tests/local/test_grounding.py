@@ -878,24 +878,17 @@ def test_after_results_the_tools_that_may_take_up_a_part_no_call_took_up() -> No
 
 
 def test_a_follow_up_call_asks_a_tool_again_for_what_the_request_says() -> None:
-    clock = ToolDefinition(
-        name="current_time",
-        description="the time",
-        parameters={"type": "object", "properties": {"timezone": {"type": "string"}}},
-    )
-    converter = ToolDefinition(
-        name="convert_units",
-        description="units",
-        parameters={
-            "type": "object",
-            "properties": {
-                "value": {"type": "number"},
-                "from_unit": {"type": "string"},
-                "to_unit": {"type": "string"},
-                "precision": {"type": "integer", "default": 4},
-            },
-        },
-    )
+    @tool
+    def current_time(timezone: str) -> str:
+        """The time in a time zone."""
+        return ""
+
+    @tool
+    def convert_units(value: float, from_unit: str, to_unit: str, precision: int = 4) -> str:
+        """Convert a quantity."""
+        return ""
+
+    clock, converter = current_time.definition, convert_units.definition
 
     def follows(first: ToolCall, follow_up: str, tool: str, arguments: dict[str, Any]) -> bool:
         result = ToolResult(call_id=first.id, name=first.name, content="done")
