@@ -984,18 +984,3 @@ def test_a_required_number_the_request_cannot_have_given_is_missing() -> None:
         Message(role="tool", parts=(failed,)),
     ]
     assert missing(conversation, made_up) == "value"
-
-
-def test_a_required_count_is_one_the_words_may_imply() -> None:
-    @tool
-    def forecast(city: str, days: int) -> str:
-        """The weather to come.
-
-        Args:
-            city: where
-            days: how many days ahead
-        """
-        return ""
-
-    next_week = Grounding.of([Message.user("Weather in Paris next week?")], [forecast.definition])
-    assert next_week.missing("forecast", {"city": "Paris", "days": 7}) is None

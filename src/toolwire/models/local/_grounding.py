@@ -351,7 +351,7 @@ class Grounding:
         return answering is not None and answering.request.extends(arguments, answering.made)
 
     def missing(self, tool: str, arguments: Mapping[str, Any]) -> str | None:
-        """The required `number` parameter (no default) a call passes a value the request (the
+        """The required number parameter (no default) a call passes a value the request (the
         last, which any results since answer) cannot have given, if there is one: the request
         writes no number, and the conversation never wrote that one. Only the user knows it
         ("convert my height to cm" is not 17 m), so the right reply asks for it."""
@@ -588,9 +588,9 @@ class _Guessable:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     """The schema's defaults: a value equal to its parameter's default asks for nothing."""
     needed: frozenset[str] = frozenset()
-    """Required, taking a `number` (not an `integer`), with no default: a measure (an amount, a
-    height, a rate) only the user can give. A count is often one the request's words imply (a
-    week's 7 days, a deck's 52 cards)."""
+    """Required, taking a number or an integer, with no default: the user's to give. A count
+    the request's words imply ("next week" is 7 days) is asked for too: a model that makes
+    numbers up for requests its tools do not serve does so far more often."""
 
     def asked(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The arguments but those equal to their parameter's default."""
@@ -712,7 +712,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
             options.add(name)
         elif optional and kind in ("integer", "number") and "enum" not in schema:
             numbers.add(name)
-        elif kind == "number" and "enum" not in schema and "default" not in schema:
+        elif kind in ("integer", "number") and "enum" not in schema and "default" not in schema:
             needed.add(name)
         elif kind == "boolean":
             description = _stems(schema.get("description"))
