@@ -443,7 +443,7 @@ class Reply:
 
     def _missing(self, call: _Call) -> str | None:
         """The required value of the call the user has not given (`Grounding.missing`), where
-        the reply answers a new request and can ask for it instead."""
+        the reply may ask for it instead (not where the application requires a call)."""
         grounding = self.plan.grounding
         if self.plan.mode != "decide" or self.ask_prompt is None or grounding is None:
             return None
