@@ -39,6 +39,14 @@ pounds" searched in the notes after the conversion of 165 pounds, the time in UT
 values the conversation never gave where every earlier call of the tool took that parameter
 from it, an option nobody mentioned beside ones mentioned, an earlier call again with a flag
 turned off that the request never turns off. The reply drops such a call.
+
+A required number (no default) that the request cannot have given, since it writes no number
+and the conversation never wrote that one, is the user's to give (`missing`): the reply drops
+the call and asks for it.
+
+The checks also say what a call the model writes on trial must hold to be kept: after results,
+a part of the request no call took up (`tools_left`, `takes_up_part`); after a follow-up, the
+same tool asked again for what the follow-up says (`follows_up`).
 """
 
 from __future__ import annotations
