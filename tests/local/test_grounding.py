@@ -984,3 +984,43 @@ def test_a_required_number_the_request_cannot_have_given_is_missing() -> None:
         Message(role="tool", parts=(failed,)),
     ]
     assert missing(conversation, made_up) == "value"
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["timezone", "value", "unit"]),
+        st.one_of(
+            st.text(max_size=12),
+            st.integers(),
+            st.floats(allow_nan=False),
+            st.none(),
+            st.lists(st.text(max_size=8) | st.integers(), max_size=3),
+        ),
+    ),
+    st.text(max_size=40),
+)
+def test_the_trials_keep_only_what_the_request_gives(arguments: dict[str, Any], said: str) -> None:
+    @tool
+    def measure(timezone: str, value: float, unit: str = "m") -> str:
+        """Something to ask again."""
+        return ""
+
+    earlier = ToolCall(id="c1", name="measure", arguments={"timezone": "Asia/Tokyo", "value": 3})
+    conversation = [
+        Message.user("first"),
+        Message(role="assistant", parts=(earlier,)),
+        Message(role="tool", parts=(ToolResult(call_id="c1", name="measure", content="done"),)),
+        Message.user(said),
+    ]
+    grounding = Grounding.of(conversation, [measure.definition])
+    said_words = {word.lower() for word in re.findall(r"[^\W\d_]{4,}", said)}
+    if grounding.follows_up("measure", arguments):
+        changed = [v for k, v in arguments.items() if earlier.arguments.get(k) != v]
+        assert changed
+        for value in changed:
+            text = str(value).lower()
+            assert any(word in text for word in said_words) or re.search(r"\d", said)
+    missing = grounding.missing("measure", arguments)
+    if missing is not None:
+        assert missing == "value" and not re.search(r"\d", said)
+        assert isinstance(arguments["value"], int | float) and arguments["value"] != 3
