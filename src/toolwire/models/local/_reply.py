@@ -305,12 +305,8 @@ class Reply:
                 yield event
             if self.kept:
                 return
-        if plan.follow_up and self.steering.calls_on_trial and not await self._opens_call():
-            async for event in self._on_trial(self.base.tokens, plan.follow_up, self._follows_up):
-                yield event
-            if self.kept:
-                return
-        async for event in self._gated():
+        follow_up = plan.follow_up if self.steering.calls_on_trial else ()
+        async for event in self._gated(follow_up):
             yield event
 
     async def _on_trial(
@@ -339,24 +335,10 @@ class Reply:
             if not left:
                 return
 
-    async def _opens_call(self) -> bool:
-        """Whether the gated reply opens a call (read from its first pieces, then stopped)."""
-        opens_call = self.call_format.opens_call
-        run = start(self.engine, self.gated, watch=opens_call)
-        held = ""
-        decided: bool | None = None
-        try:
-            async for piece in run.pieces():
-                held += piece
-                decided = opens_call(held)
-                if decided is not None:
-                    break
-        finally:
-            run.stop()
-        self._record(run.result)
-        return bool(decided)
-
-    async def _gated(self) -> AsyncIterator[ModelEvent]:
+    async def _gated(self, follow_up: Sequence[ToolDefinition] = ()) -> AsyncIterator[ModelEvent]:
+        """The gated reply; one that opens with text, given the tools of a `follow_up`, is
+        stopped there for the follow-up's call on trial, and begun again only if that is not
+        kept."""
         opens_call = self.call_format.opens_call
         run = start(self.engine, self.gated, watch=opens_call)
         held: list[str] = []
@@ -366,6 +348,8 @@ class Reply:
                 if decided is None:
                     held.append(piece)
                     decided = opens_call("".join(held))
+                    if decided is False and follow_up:
+                        break
                     if decided is False:
                         self.reader = self.prose_reader
                         self.prose_calls = _ProseCalls(self.plan.grounding)
@@ -377,6 +361,13 @@ class Reply:
         finally:
             run.stop()
         self._record(run.result)
+        if not decided and follow_up:
+            async for event in self._on_trial(self.base.tokens, follow_up, self._follows_up):
+                yield event
+            if not self.kept:
+                async for event in self._gated():
+                    yield event
+            return
         if decided:
             async for event in self._calls(set(self.plan.answered), self._under(self.plan.grammar)):
                 yield event
