@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 from toolwire import Injected, InvalidArguments, Tool, ToolContext, UsageError, tool
-from toolwire.tools import FunctionToolset, HiddenToolset, to_content
+from toolwire.tools import FunctionToolset, HiddenToolset, ToolDefinition, to_content
 
 CONTEXT = ToolContext(run_id="r1", call_id="c1", step=1, idempotency_key="k1", deps={"user": "ann"})
 
@@ -242,3 +242,13 @@ def test_schema_is_plain_json() -> None:
         pass
 
     json.dumps(f.parameters)
+
+
+def test_a_definition_carries_the_tools_side_effect() -> None:
+    @tool(side_effect="read_only")
+    def look(query: str) -> str:
+        """Look something up."""
+        return query
+
+    assert look.definition.side_effect == "read_only"
+    assert ToolDefinition(name="x", description="", parameters={}).side_effect == "destructive"

@@ -108,3 +108,19 @@ def test_a_required_value_the_request_does_not_give_is_asked_for(qwen: LocalMode
     assert [event.changes for event in corrections] == [
         ("dropped: 'value' is required, and the request gives no value for it: asked for instead",)
     ]
+
+
+def test_a_first_call_copying_the_documentation_gives_way_to_another_tool(
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Asked "toolwire exit code 3?", the model calls the calculator with its documented example
+    # ("3 * 23"), which is dropped; the tools left that change nothing are tried on trial, and
+    # the notes searched for what the request says is kept.
+    def calls() -> list[tuple[str, dict[str, object]]]:
+        agent = Agent(qwen, TOOLS, limits=Limits(max_steps=4, timeout=300))
+        result = agent.run_sync("toolwire exit code 3?")
+        return [(record.call.name, dict(record.call.arguments)) for record in result.calls]
+
+    assert calls() == [("search_notes", {"query": "toolwire exit code 3", "limit": 3})]
+    monkeypatch.setattr(local_model, "CALLS_ON_TRIAL", False)
+    assert calls() == []

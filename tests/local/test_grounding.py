@@ -1024,3 +1024,32 @@ def test_the_trials_keep_only_what_the_request_gives(arguments: dict[str, Any], 
     if missing is not None:
         assert missing == "value" and not re.search(r"\d", said)
         assert isinstance(arguments["value"], int | float) and arguments["value"] != 3
+
+
+ORDERS = ToolDefinition(
+    name="search_orders",
+    description="Find a shop's orders.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "customer": {"type": "string"},
+            "placed_after": {"type": "string", "description": "ISO date"},
+            "placed_before": {"type": "string", "description": "ISO date"},
+        },
+        "required": ["placed_before"],
+    },
+)
+SHOP_TODAY = Message.system("You serve a coffee shop. Today is 2026-03-10.")
+
+
+def test_a_date_filter_nobody_asked_for_is_left_out() -> None:
+    made = {"customer": "Lucy Chen", "placed_after": "2026-03-10", "placed_before": "2026-03-10"}
+    undated = Grounding.of([SHOP_TODAY, Message.user("Show me Lucy Chen's orders")], [ORDERS])
+    # The system message's date is the application's; the required date is the model's to get.
+    assert undated.arguments("search_orders", made) == {
+        "customer": "Lucy Chen",
+        "placed_before": "2026-03-10",
+    }
+    for asked in ("Lucy Chen's orders since Monday", "her orders from March", "orders after 3/1"):
+        dated = Grounding.of([SHOP_TODAY, Message.user(asked)], [ORDERS])
+        assert dated.arguments("search_orders", made) == made

@@ -29,11 +29,13 @@ CONTEXT_KEYS = frozenset({"run_id", "call_id", "step", "idempotency_key"})
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ToolDefinition:
-    """Exactly what the model is told about a tool."""
+    """Exactly what the model is told about a tool, and what running it may change, which no
+    adapter sends: a model that writes calls on trial (the local one) weighs it."""
 
     name: str
     description: str
     parameters: Mapping[str, Any]
+    side_effect: SideEffect = "destructive"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -119,7 +121,10 @@ class Tool:
     @property
     def definition(self) -> ToolDefinition:
         return ToolDefinition(
-            name=self.name, description=self.description, parameters=self.parameters
+            name=self.name,
+            description=self.description,
+            parameters=self.parameters,
+            side_effect=self.side_effect,
         )
 
     @property

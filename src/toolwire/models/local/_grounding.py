@@ -12,6 +12,10 @@ is a number whose default is null).
   letters: "children" for "child"), a number the conversation never writes (judged only where
   it writes no number in words), a list or object holding such values. Free text is left as
   written: a small model's knowledge ("Asia/Kolkata" for Mumbai) cannot be told from a guess.
+- An optional free-text parameter keeps its default where the model passes a date (an ISO date
+  such as "2026-03-10") and the user names no day, month or date: a small model fills a date
+  filter nobody asked for with today's date from the system message ("Jane Doe's orders placed
+  after 2026-03-10": none).
 - A flag the model turns away from its default stays at the default unless the conversation
   mentions a word of its name or two telling words of its description; a flag off by default
   is turned on where the request asks for it nearest this call's values, and never in the
@@ -92,6 +96,16 @@ _FRACTION = re.compile(
     re.IGNORECASE,
 )
 """What a `number` parameter's description says when it takes a fraction, not a percentage."""
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?\S*)?")
+_DAY_NAMED = re.compile(
+    r"\b(?:today|tonight|tomorrow|yesterday|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
+    r"weekends?|weeks?|months?|years?|january|february|march|april|may|june|july|august|"
+    r"september|october|november|december|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?)\b"
+    r"|\d{4}-\d{2}-\d{2}|\b\d{1,2}[/.]\d{1,2}\b",
+    re.IGNORECASE,
+)
+"""A day, a month or a date named: where the user names none, a date passed to an optional
+filter is made up."""
 _CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _NEGATION = re.compile(r"\b(?:not|no|without|never)\b|n't\b")
 _VARIATION = re.compile(r"\b(?:not|no|without|never|if|whether|unless)\b|n't\b")
@@ -139,6 +153,9 @@ class Grounding:
     name (see `known_unit`), and the unit as written."""
     digit_runs: frozenset[str] = frozenset()
     """The runs of digits it writes."""
+    names_day: bool = True
+    """Whether the user's messages or the tools' results name a day, a month or a date (the
+    system message's date is the application's, not a filter anyone asked for)."""
     examples: frozenset[str] = frozenset()
     """The identifiers the tools' documentation gives as examples, folded."""
     example_numbers: frozenset[str] = frozenset()
@@ -155,7 +172,13 @@ class Grounding:
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
         texts: list[str] = []
         called: dict[str, Mapping[str, Any]] = {}
+        names_day = False
         for message in messages:
+            if message.role != "system":
+                names_day = names_day or any(
+                    _DAY_NAMED.search(text)
+                    for text in (message.text, *(r.content for r in message.tool_results))
+                )
             texts.append(message.text)
             texts.extend(result.content for result in message.tool_results)
             texts.extend(call.raw_arguments for call in message.tool_calls)
@@ -181,6 +204,7 @@ class Grounding:
             request=RequestValues.of(last.text, [tool.name for tool in tools]) if last else None,
             measures=_measures(text),
             digit_runs=digit_runs,
+            names_day=names_day,
             examples=examples,
             example_numbers=frozenset(
                 number
@@ -211,6 +235,8 @@ class Grounding:
             if isinstance(value, str) and name in parameters.options and not self.mentions(value):
                 continue
             if name in parameters.numbers and self._made_up_number(value):
+                continue
+            if name in parameters.texts and self._made_up_date(value):
                 continue
             if name in parameters.structures and self._made_up_inside(value):
                 continue
@@ -352,6 +378,15 @@ class Grounding:
         changed = {name: value for name, value in asked.items() if last.get(name) != value}
         return bool(changed) and request.extends(changed, [last])
 
+    def takes_up_request(self, tool: str, arguments: Mapping[str, Any]) -> bool:
+        """Whether a call to a new request asks for something it says: the request names the
+        tool, or a value the call asks (not a default) holds a piece of it."""
+        request = self.request
+        if request is None:
+            return False
+        asked = self.guessable.get(tool, _NOTHING_GUESSABLE).asked(arguments)
+        return request.names(tool) or request.takes_up(asked, ())
+
     def takes_up_part(self, arguments: Mapping[str, Any]) -> bool:
         """Whether a call made after tool results takes up a part of the request they answer
         that no call took up (see `RequestValues.extends`)."""
@@ -484,6 +519,9 @@ class Grounding:
             return False
         return abs(value) not in self.numbers
 
+    def _made_up_date(self, value: Any) -> bool:
+        return isinstance(value, str) and not self.names_day and bool(_ISO_DATE.fullmatch(value))
+
     def _made_up_inside(self, value: Any) -> bool:
         """Whether a list or an object holds a string the conversation never gave, or a number
         it never wrote."""
@@ -580,6 +618,8 @@ class _Guessable:
     """Taking a list of an `enum`'s strings, required or not."""
     numbers: frozenset[str] = frozenset()
     """Optional, taking a number."""
+    texts: frozenset[str] = frozenset()
+    """Optional, taking free text (a string, no `enum`)."""
     flags: Mapping[str, _Flag] = field(default_factory=dict)
     """Taking a boolean."""
     fractions: frozenset[str] = frozenset()
@@ -687,6 +727,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
     options: set[str] = set()
     option_lists: dict[str, _OptionList] = {}
     numbers: set[str] = set()
+    texts: set[str] = set()
     flags: dict[str, _Flag] = {}
     fractions: set[str] = set()
     units: dict[str, _Unit] = {}
@@ -718,6 +759,8 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
                 choices[name] = frozenset(map(str, schema["enum"]))
         if optional and kind == "string" and "enum" in schema:
             options.add(name)
+        elif optional and kind == "string":
+            texts.add(name)
         elif optional and kind in ("integer", "number") and "enum" not in schema:
             numbers.add(name)
         elif kind in ("integer", "number") and "enum" not in schema and "default" not in schema:
@@ -737,6 +780,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         frozenset(options),
         option_lists,
         frozenset(numbers),
+        frozenset(texts),
         flags,
         frozenset(fractions),
         units,

@@ -29,6 +29,10 @@ in (`_engine.LOOP_REPEATS`), and with
 `drop_guessed_arguments` (the default) a call's arguments get the checks that rest on its
 schema, each reported as a `CallCorrected` event, and a later call that goes on past what the
 conversation asks is dropped (`_grounding`).
+
+With `resolve_dates` (the default), a user's message that names days by their relation to the
+date the conversation states ("tomorrow", "next Tuesday") is rendered with their dates after it
+(`_dates`): small models cannot count days.
 - `none`: the tools stay in the prompt (so the cache still matches) but the family's call marker
   cannot be sampled and nothing is read as a call.
 """
@@ -53,6 +57,7 @@ from ...tools import ToolDefinition
 from .._base import ModelProfile, ModelRequest, ModelSettings, NamedToolChoice
 from ._calls import ScannerFactory, default_scanner
 from ._coverage import RequestValues
+from ._dates import with_dates
 from ._engine import Engine, GenerationRequest
 from ._formats import PROMPTED, CallFormat, call_key, detect_format
 from ._grammar import calls_grammar
@@ -170,6 +175,7 @@ class LocalModel:
         relevance_weight: float = RELEVANCE_WEIGHT,
         relevance_neutral: float = RELEVANCE_NEUTRAL,
         drop_guessed_arguments: bool = True,
+        resolve_dates: bool = True,
         scanner: ScannerFactory = default_scanner,
     ) -> None:
         if callable(source):
@@ -200,6 +206,7 @@ class LocalModel:
         self.relevance_weight = relevance_weight
         self.relevance_neutral = relevance_neutral
         self.drop_guessed_arguments = drop_guessed_arguments
+        self.resolve_dates = resolve_dates
         self._scanner = scanner
         self._loaded: _Loaded | None = None
         self._load_lock = threading.Lock()
@@ -268,16 +275,20 @@ class LocalModel:
             default_system=template.default_system(),
         )
 
-    def render(self, request: ModelRequest) -> str:
-        """The prompt text this request becomes (with the model's chat template)."""
+    def render(self, request: ModelRequest, *, dated: bool = True) -> str:
+        """The prompt text this request becomes (with the model's chat template); `dated`
+        False leaves out the dates of the request's day words (see `resolve_dates`), which an
+        answer has no use for."""
         loaded = self.load()
         tools = template_tools(request.tools) if request.tools else None
         if tools and not loaded.native:
             raise UsageError(f"{self.name}: its chat template lays out no tools")
-        return loaded.template.render(template_messages(self._guided(request)), tools)
+        return loaded.template.render(template_messages(self._guided(request, dated)), tools)
 
-    def _guided(self, request: ModelRequest) -> Sequence[Message]:
+    def _guided(self, request: ModelRequest, dated: bool = True) -> Sequence[Message]:
         messages = request.messages
+        if request.tools and dated and self.resolve_dates:
+            messages = with_dates(messages)
         if not (request.tools and self.guidance):
             return messages
         if messages and messages[0].role == "system":
@@ -341,7 +352,7 @@ class LocalModel:
             folded = dataclasses.replace(request, messages=plan.answer)
 
             def answer_prompt() -> list[int]:
-                return engine.tokenize(self.render(folded), add_bos=add_bos)
+                return engine.tokenize(self.render(folded, dated=False), add_bos=add_bos)
 
         part_prompt = None
         # Prompted mode's catalogue is in the messages by now: the part left has no prompt.
@@ -358,7 +369,7 @@ class LocalModel:
 
         def ask_prompt(tool: str, parameter: str) -> list[int]:
             asking = _asking(request, tool, parameter)
-            return engine.tokenize(self.render(asking), add_bos=add_bos)
+            return engine.tokenize(self.render(asking, dated=False), add_bos=add_bos)
 
         values = _request_values(request) if plan.grammar is not None else None
         reply = Reply(
@@ -421,6 +432,7 @@ class LocalModel:
                 grounding=grounding,
                 part_left=self._part_left(request, grounding, asked),
                 question=None if asked is None else request.messages[asked].text,
+                tools=tuple(request.tools),
                 follow_up=_follow_up(request, grounding),
             )
         tools: Sequence[ToolDefinition] = request.tools

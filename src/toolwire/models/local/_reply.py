@@ -76,6 +76,8 @@ class Plan:
     question: str | None = None
     """The question the conversation's tool results answer, which an answer must not only
     say again."""
+    tools: tuple[ToolDefinition, ...] = ()
+    """The tools a reply deciding may call."""
     follow_up: tuple[ToolDefinition, ...] = ()
     """For a new request in a conversation that called tools, those tools: where the reply
     would open with text, a call to one of them is written on trial, kept if it asks the tool
@@ -173,6 +175,8 @@ class Reply:
         """The last call `_calls` stopped at rather than pass on."""
         self.dropped: set[str] = set()
         """The calls (`call_key` of what the model wrote) dropped from the reply."""
+        self.copying: set[str] = set()
+        """The tools whose first call in the reply copied the documentation's example."""
         self.request_values = request_values
         self.reader = reader
         self.prose_reader = prose_reader
@@ -254,6 +258,8 @@ class Reply:
                         run.stop()
                         break
                     if copied := self._copied_example(call):
+                        if not written:
+                            self.copying.add(str(call.name))
                         yield self._drop(call, _copied_why(copied))
                         continue
                     if self._made_up(call, written):
@@ -320,7 +326,7 @@ class Reply:
         `TRIALS` times: the tool a small model reaches for first is often not the one
         ("15 km in miles" for "what is 15% of 80")."""
         grammar_of = self.grammar_of
-        if grammar_of is None or not self.steering.calls_on_trial:
+        if grammar_of is None or not self.steering.calls_on_trial or not tools:
             return
         left = list(tools)
         for _ in range(TRIALS):
@@ -371,6 +377,9 @@ class Reply:
         if decided:
             async for event in self._calls(set(self.plan.answered), self._under(self.plan.grammar)):
                 yield event
+            if not self.kept and self.copying and self.request_values is not None:
+                async for event in self._instead_of_copying():
+                    yield event
             if not self.kept:
                 # Written as text, it can still hold a call in a format the scanner reads; a
                 # question asking for a value is text alone.
@@ -383,6 +392,25 @@ class Reply:
             for event in self._read("".join(held)):
                 yield event
 
+    def _instead_of_copying(self) -> AsyncIterator[ModelEvent]:
+        """A call on trial to another tool than those whose first call copied an identifier
+        from the documentation, kept if it asks for something the request says
+        (`Grounding.takes_up_request`): a small model reaches for the tool that acts on an
+        identifier ("cancel the dentist", "open Tom's email") before the one that finds it, or
+        for the calculator's example where it knows no better. Only tools that change nothing
+        are tried, or those the request names: a call nobody asked for must not create or
+        send anything."""
+        values = self.request_values
+        tools = [
+            tool
+            for tool in self.plan.tools
+            if tool.name not in self.copying
+            and (
+                tool.side_effect == "read_only" or (values is not None and values.names(tool.name))
+            )
+        ]
+        return self._on_trial(self.base.tokens, tools, self._takes_up_request)
+
     def _under(self, grammar: str | None) -> GenerationRequest:
         return dataclasses.replace(self.base, grammar=grammar)
 
@@ -393,6 +421,15 @@ class Reply:
             and isinstance(call.name, str)
             and isinstance(call.arguments, dict)
             and grounding.follows_up(call.name, call.arguments)
+        )
+
+    def _takes_up_request(self, call: _Call) -> bool:
+        grounding = self.plan.grounding
+        return (
+            grounding is not None
+            and isinstance(call.name, str)
+            and isinstance(call.arguments, dict)
+            and grounding.takes_up_request(call.name, call.arguments)
         )
 
     def _takes_up_part(self, call: _Call) -> bool:
