@@ -807,7 +807,12 @@ def test_after_results_a_call_asking_again_what_was_asked_is_found() -> None:
 
 def test_after_results_a_call_handing_its_tool_back_its_own_number_asks_nothing_new() -> None:
     calculator = ToolDefinition(name="calculate", description="arithmetic", parameters={})
-    lookup = ToolDefinition(name="order_total", description="an order's total", parameters={})
+    lookup = ToolDefinition(
+        name="order_total",
+        description="an order's total",
+        parameters={},
+        side_effect="read_only",
+    )
     worked_out = ToolCall(id="c1", name="calculate", arguments={"expression": "15% of 80"})
     conversation = [
         Message.user("What is 15% of 80 and what time is it in Tokyo?"),
@@ -828,7 +833,9 @@ def test_after_results_a_call_handing_its_tool_back_its_own_number_asks_nothing_
 def test_after_results_a_call_to_a_tool_nobody_asked_for_with_values_nobody_gave_is_found() -> None:
     clock = ToolDefinition(name="current_time", description="the time", parameters={})
     converter = ToolDefinition(name="convert_units", description="units", parameters={})
-    orders = ToolDefinition(name="order_status", description="an order", parameters={})
+    orders = ToolDefinition(
+        name="order_status", description="an order", parameters={}, side_effect="read_only"
+    )
     made = ToolCall(id="c1", name="current_time", arguments={"timezone": "Asia/Tokyo"})
     found = "Saturday 12:59 in Asia/Tokyo; your order ORD-17 shipped"
     conversation = [
@@ -1053,3 +1060,37 @@ def test_a_date_filter_nobody_asked_for_is_left_out() -> None:
     for asked in ("Lucy Chen's orders since Monday", "her orders from March", "orders after 3/1"):
         dated = Grounding.of([SHOP_TODAY, Message.user(asked)], [ORDERS])
         assert dated.arguments("search_orders", made) == made
+
+
+def test_after_results_a_call_that_changes_something_nobody_asked_for_is_found() -> None:
+    listing = ToolDefinition(
+        name="list_events", description="events", parameters={}, side_effect="read_only"
+    )
+    creating = ToolDefinition(name="create_event", description="a new event", parameters={})
+    looked = ToolCall(id="c1", name="list_events", arguments={"date": "2026-03-17"})
+    found = '[{"title": "Quarterly review with Lena", "date": "2026-03-17"}]'
+
+    def after(request: str) -> Grounding:
+        return Grounding.of(
+            [
+                Message.user(request),
+                Message(role="assistant", parts=(looked,)),
+                Message(
+                    role="tool",
+                    parts=(ToolResult(call_id="c1", name="list_events", content=found),),
+                ),
+            ],
+            [listing, creating],
+        )
+
+    copied = {"title": "Quarterly review with Lena", "date": "2026-03-17"}
+    assert after("What's on my schedule for next Tuesday?").asks_nothing_new("create_event", copied)
+    # Asked for by name, or with what the request says, or changing nothing: a step on.
+    assert not after("Create an event like it").asks_nothing_new("create_event", copied)
+    booked = {"title": "Lunch with Lena", "date": "2026-03-17"}
+    assert not after("Find a free day and book lunch with Lena").asks_nothing_new(
+        "create_event", booked
+    )
+    assert not after("What's on next Tuesday?").asks_nothing_new(
+        "list_events", {"date": "2026-03-18"}
+    )

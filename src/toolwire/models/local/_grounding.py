@@ -164,6 +164,8 @@ class Grounding:
     answering: _Answering | None = None
     """Where the conversation ends with tool results: the request they answer, and the calls
     made for it."""
+    changing: frozenset[str] = frozenset()
+    """The tools whose calls change something (not read-only)."""
     called: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """Where the conversation ends with a request: by tool name, the arguments of the last call
     of each tool it made before."""
@@ -214,6 +216,7 @@ class Grounding:
             )
             - digit_runs,
             answering=None if last else _answering(list(messages), guessable),
+            changing=frozenset(tool.name for tool in tools if tool.side_effect != "read_only"),
             called=called if last else {},
         )
 
@@ -323,22 +326,25 @@ class Grounding:
         after "Paris"); it hands its tool back, alone, a number that tool returned ("12" to the
         calculator that answered "15 * 80 / 100 = 12"); or it calls a tool the request does
         not name and no call since used, with values (not its defaults) the conversation never
-        gave (a distance in km after the time in Tokyo). A value taken from a result (an order
-        id found) or worked out ("42.2 / 4") is a step on."""
+        gave (a distance in km after the time in Tokyo), or one that changes something, asked
+        nothing of the request (an event created from the one found for "what's on my schedule
+        next Tuesday?"). A value taken from a result (an order id found) or worked out ("42.2 /
+        4") is a step on."""
         answering = self.answering
         if answering is None:
             return False
         request, made = answering.request, answering.made
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
         asked = parameters.asked(arguments)
+        unasked = tool not in answering.results and not request.names(tool)
         return (
             request.restates(arguments, made)
             or _echoes(arguments, answering.results.get(tool, ()))
             or (
-                tool not in answering.results
-                and not request.names(tool)
+                unasked
                 and not any(self._given(parameters, name, value) for name, value in asked.items())
             )
+            or (unasked and tool in self.changing and not request.takes_up(asked, ()))
         )
 
     def tools_left(self, tools: Sequence[ToolDefinition]) -> list[ToolDefinition]:
@@ -379,13 +385,13 @@ class Grounding:
         return bool(changed) and request.extends(changed, [last])
 
     def takes_up_request(self, tool: str, arguments: Mapping[str, Any]) -> bool:
-        """Whether a call to a new request asks for something it says: the request names the
-        tool, or a value the call asks (not a default) holds a piece of it."""
+        """Whether a call to a new request asks for something it says: a value the call asks
+        (not a default) holds a piece of it."""
         request = self.request
         if request is None:
             return False
         asked = self.guessable.get(tool, _NOTHING_GUESSABLE).asked(arguments)
-        return request.names(tool) or request.takes_up(asked, ())
+        return request.takes_up(asked, ())
 
     def takes_up_part(self, arguments: Mapping[str, Any]) -> bool:
         """Whether a call made after tool results takes up a part of the request they answer

@@ -398,16 +398,12 @@ class Reply:
         (`Grounding.takes_up_request`): a small model reaches for the tool that acts on an
         identifier ("cancel the dentist", "open Tom's email") before the one that finds it, or
         for the calculator's example where it knows no better. Only tools that change nothing
-        are tried, or those the request names: a call nobody asked for must not create or
-        send anything."""
-        values = self.request_values
+        are tried: a call nobody asked for must not create or send anything ("open Tom's email"
+        names `send_email` as much as `read_email`)."""
         tools = [
             tool
             for tool in self.plan.tools
-            if tool.name not in self.copying
-            and (
-                tool.side_effect == "read_only" or (values is not None and values.names(tool.name))
-            )
+            if tool.name not in self.copying and tool.side_effect == "read_only"
         ]
         return self._on_trial(self.base.tokens, tools, self._takes_up_request)
 
