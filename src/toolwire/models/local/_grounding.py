@@ -50,7 +50,8 @@ the call and asks for it.
 
 The checks also say what a call the model writes on trial must hold to be kept: after results,
 a part of the request no call took up (`tools_left`, `takes_up_part`); after a follow-up, the
-same tool asked again for what the follow-up says (`follows_up`).
+same tool asked again for what the follow-up says (`follows_up`); in place of a first call that
+copied the documentation, a call asking for something the request says (`takes_up_request`).
 """
 
 from __future__ import annotations

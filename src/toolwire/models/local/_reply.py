@@ -22,7 +22,9 @@ what the conversation asks (a tool the request does not name, asked for nothing 
 request; made-up values where the tool's earlier calls took theirs from the request; an earlier
 call again with a flag turned off: see `Grounding.made_up`) is dropped while the model writes
 on, as is a call passing an identifier copied from the tools' documentation
-(`Grounding.copied_example`). A `decide` reply left with no new call is written again as text.
+(`Grounding.copied_example`); where that leaves a reply to a new request with no call, one call
+to a tool that changes nothing is written on trial instead (`Reply._instead_of_copying`). A
+`decide` reply left with no new call is written again as text.
 """
 
 from __future__ import annotations
