@@ -308,7 +308,9 @@ class Reply:
         plan, part_prompt = self.plan, self.part_prompt
         if plan.part_left is not None and part_prompt is not None:
             async for event in self._on_trial(
-                part_prompt(), plan.part_left.tools, self._takes_up_part
+                part_prompt(),
+                plan.part_left.tools,
+                self._kept_by(lambda grounding, _, arguments: grounding.takes_up_part(arguments)),
             ):
                 yield event
             if self.kept:
@@ -370,7 +372,9 @@ class Reply:
             run.stop()
         self._record(run.result)
         if not decided and follow_up:
-            async for event in self._on_trial(self.base.tokens, follow_up, self._follows_up):
+            async for event in self._on_trial(
+                self.base.tokens, follow_up, self._kept_by(Grounding.follows_up)
+            ):
                 yield event
             if not self.kept:
                 async for event in self._gated():
@@ -407,36 +411,27 @@ class Reply:
             for tool in self.plan.tools
             if tool.name not in self.copying and tool.side_effect == "read_only"
         ]
-        return self._on_trial(self.base.tokens, tools, self._takes_up_request)
+        return self._on_trial(self.base.tokens, tools, self._kept_by(Grounding.takes_up_request))
 
     def _under(self, grammar: str | None) -> GenerationRequest:
         return dataclasses.replace(self.base, grammar=grammar)
 
-    def _follows_up(self, call: _Call) -> bool:
-        grounding = self.plan.grounding
-        return (
-            grounding is not None
-            and isinstance(call.name, str)
-            and isinstance(call.arguments, dict)
-            and grounding.follows_up(call.name, call.arguments)
-        )
+    def _kept_by(
+        self, check: Callable[[Grounding, str, dict[str, Any]], bool]
+    ) -> Callable[[_Call], bool]:
+        """A trial that keeps a call where `check` of the plan's grounding holds for its tool
+        and arguments (no call is kept without grounding)."""
 
-    def _takes_up_request(self, call: _Call) -> bool:
-        grounding = self.plan.grounding
-        return (
-            grounding is not None
-            and isinstance(call.name, str)
-            and isinstance(call.arguments, dict)
-            and grounding.takes_up_request(call.name, call.arguments)
-        )
+        def keeps(call: _Call) -> bool:
+            grounding = self.plan.grounding
+            return (
+                grounding is not None
+                and isinstance(call.name, str)
+                and isinstance(call.arguments, dict)
+                and check(grounding, call.name, call.arguments)
+            )
 
-    def _takes_up_part(self, call: _Call) -> bool:
-        grounding = self.plan.grounding
-        return (
-            grounding is not None
-            and isinstance(call.arguments, dict)
-            and grounding.takes_up_part(call.arguments)
-        )
+        return keeps
 
     def _made_up(self, call: _Call, written: Sequence[_Call]) -> bool:
         """Whether the call goes on past what the conversation asks (see
