@@ -755,3 +755,17 @@ def test_a_reply_the_gate_began_as_text_shows_json_without_calling(
     events = collect(qwen, ask)
     assert calls_of(events) == []
     assert "search_lawyer" in text_of(events)
+
+
+def test_the_day_words_of_a_request_are_rendered_with_their_dates(
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    today = Message.system("You are Sam's assistant. Today is Tuesday 2026-03-10.")
+    asked = request(today, Message.user("Anything tomorrow?"), tools=[t.definition for t in TOOLS])
+    assert "Anything tomorrow?\n\n(tomorrow: Wednesday 2026-03-11)" in qwen.render(asked)
+    assert "(tomorrow:" not in qwen.render(asked, dated=False)
+    monkeypatch.setattr(qwen, "resolve_dates", False)
+    assert "(tomorrow:" not in qwen.render(asked)
+    # Without tools no call needs a date.
+    monkeypatch.setattr(qwen, "resolve_dates", True)
+    assert "(tomorrow:" not in qwen.render(dataclasses.replace(asked, tools=()))
