@@ -29,12 +29,12 @@ in (`_engine.LOOP_REPEATS`), and with
 `drop_guessed_arguments` (the default) a call's arguments get the checks that rest on its
 schema, each reported as a `CallCorrected` event, and a later call that goes on past what the
 conversation asks is dropped (`_grounding`).
-
-With `resolve_dates` (the default), a user's message that names days by their relation to the
-date the conversation states ("tomorrow", "next Tuesday") is rendered with their dates after it
-(`_dates`): small models cannot count days.
 - `none`: the tools stay in the prompt (so the cache still matches) but the family's call marker
   cannot be sampled and nothing is read as a call.
+
+With `resolve_dates` (the default) and tools offered, the request a conversation ends with, where
+it names days by their relation to the date the conversation states ("tomorrow", "next
+Tuesday"), is rendered with their dates after it (`_dates`): small models cannot count days.
 """
 
 from __future__ import annotations
