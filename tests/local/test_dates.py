@@ -53,3 +53,8 @@ def test_a_note_only_ever_follows_the_request_as_written(request: str) -> None:
     assert dated[-1].text.startswith(request)
     rest = dated[-1].text[len(request) :]
     assert rest == "" or (rest.startswith("\n\n(") and rest.endswith(")"))
+
+
+def test_a_stated_date_that_is_no_date_adds_nothing() -> None:
+    impossible = [Message.system("Today is 2026-13-45."), Message.user("Anything tomorrow?")]
+    assert with_dates(impossible) == tuple(impossible)
