@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from toolwire import Agent, Limits
+from toolwire import Agent, Limits, Message
 from toolwire.builtin import TOOLS
 from toolwire.events import CallCorrected, ToolResultReady, UsageReported
 from toolwire.models.local import LocalModel
 from toolwire.models.local import _model as local_model
+
+
+def calls_made(model: LocalModel, *turns: str) -> list[tuple[str, dict[str, object]]]:
+    """The calls the built-in tools ran for the last of `turns`, each asked after the others."""
+    agent = Agent(model, TOOLS, limits=Limits(max_steps=4, timeout=300))
+    history: tuple[Message, ...] = ()
+    for turn in turns:
+        result = agent.run_sync(turn, history=history)
+        history = tuple(result.messages)
+    return [(record.call.name, dict(record.call.arguments)) for record in result.calls]
 
 
 def test_a_run_calls_a_builtin_tool_and_reuses_the_cache(qwen: LocalModel) -> None:
@@ -46,16 +56,11 @@ def test_a_part_of_the_request_left_after_results_is_asked_of_the_request_alone(
     # own result; the request names the time, which no call has asked: asked with the request
     # alone and the clock alone, the model writes the clock's call for Tokyo. Then a call
     # asking nothing new (a conversion nobody gave values for) is as good as an answer.
-    def calls(prompt: str) -> list[tuple[str, dict[str, object]]]:
-        agent = Agent(qwen, TOOLS, limits=Limits(max_steps=4, timeout=300))
-        result = agent.run_sync(prompt)
-        return [(record.call.name, dict(record.call.arguments)) for record in result.calls]
-
     prompt = "Work out 15% of 80, then tell me the time in Tokyo."
     percent = ("calculate", {"expression": "0.15 * 80"})
-    assert calls(prompt) == [percent, ("current_time", {"timezone": "Asia/Tokyo"})]
+    assert calls_made(qwen, prompt) == [percent, ("current_time", {"timezone": "Asia/Tokyo"})]
     monkeypatch.setattr(local_model, "CALLS_ON_TRIAL", False)
-    assert calls(prompt) == [percent]
+    assert calls_made(qwen, prompt) == [percent]
 
 
 def test_a_part_no_tool_named_is_tried_with_the_tools_no_call_used(
@@ -64,14 +69,13 @@ def test_a_part_no_tool_named_is_tried_with_the_tools_no_call_used(
     # The request names the time alone; after the clock's result, "15% of 80" is values no
     # call used. Asked with the tools left, the model reaches for the converter first ("15 km
     # in miles": no piece of the request), and, that tool left out, writes the percentage.
-    def calls() -> list[str]:
-        agent = Agent(qwen, TOOLS, limits=Limits(max_steps=4, timeout=300))
-        result = agent.run_sync("What time is it in Tokyo, and what is 15% of 80?")
-        return [record.call.name for record in result.calls]
+    def called() -> list[str]:
+        made = calls_made(qwen, "What time is it in Tokyo, and what is 15% of 80?")
+        return [name for name, _ in made]
 
-    assert calls() == ["current_time", "calculate"]
+    assert called() == ["current_time", "calculate"]
     monkeypatch.setattr(local_model, "CALLS_ON_TRIAL", False)
-    assert calls() == ["current_time"]
+    assert called() == ["current_time"]
 
 
 def test_a_short_follow_up_asks_the_tool_again_for_what_it_says(
@@ -80,15 +84,10 @@ def test_a_short_follow_up_asks_the_tool_again_for_what_it_says(
     # After the time in Tokyo, the model gives a call to "and in London?" too little
     # probability to open one, and answers with Tokyo's time; a call to the clock again, for
     # London, is what the request says.
-    def follow_up() -> list[tuple[str, dict[str, object]]]:
-        agent = Agent(qwen, TOOLS, limits=Limits(max_steps=4, timeout=300))
-        first = agent.run_sync("What time is it in Tokyo?")
-        then = agent.run_sync("and in London?", history=first.messages)
-        return [(record.call.name, dict(record.call.arguments)) for record in then.calls]
-
-    assert follow_up() == [("current_time", {"timezone": "Europe/London"})]
+    turns = ("What time is it in Tokyo?", "and in London?")
+    assert calls_made(qwen, *turns) == [("current_time", {"timezone": "Europe/London"})]
     monkeypatch.setattr(local_model, "CALLS_ON_TRIAL", False)
-    assert follow_up() == []
+    assert calls_made(qwen, *turns) == []
 
 
 def test_a_required_value_the_request_does_not_give_is_asked_for(qwen: LocalModel) -> None:
@@ -116,11 +115,9 @@ def test_a_first_call_copying_the_documentation_gives_way_to_another_tool(
     # Asked "toolwire exit code 3?", the model calls the calculator with its documented example
     # ("3 * 23"), which is dropped; the tools left that change nothing are tried on trial, and
     # the notes searched for what the request says is kept.
-    def calls() -> list[tuple[str, dict[str, object]]]:
-        agent = Agent(qwen, TOOLS, limits=Limits(max_steps=4, timeout=300))
-        result = agent.run_sync("toolwire exit code 3?")
-        return [(record.call.name, dict(record.call.arguments)) for record in result.calls]
-
-    assert calls() == [("search_notes", {"query": "toolwire exit code 3", "limit": 3})]
+    asked = "toolwire exit code 3?"
+    assert calls_made(qwen, asked) == [
+        ("search_notes", {"query": "toolwire exit code 3", "limit": 3})
+    ]
     monkeypatch.setattr(local_model, "CALLS_ON_TRIAL", False)
-    assert calls() == []
+    assert calls_made(qwen, asked) == []
