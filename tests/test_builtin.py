@@ -9,7 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolwire import ToolContext, ToolError
-from toolwire.builtin import TOOLS, builtin_toolset, calculate, convert_units, search_notes
+from toolwire.builtin import (
+    TOOLS,
+    builtin_toolset,
+    calculate,
+    clock_tool,
+    convert_units,
+    current_time,
+    search_notes,
+)
 from toolwire.builtin._arithmetic import MAX_LENGTH, evaluate
 from toolwire.builtin._clock import describe_time
 from toolwire.builtin._notes import load_notes, search
@@ -110,6 +118,14 @@ def test_time_in_a_zone() -> None:
     assert "in Asia/Tokyo" in describe_time("tokyo", lambda: moment)
     assert "in UTC" in describe_time("gmt", lambda: moment)
     assert "America/New_York" in describe_time("america/new_york", lambda: moment)
+
+
+def test_a_clock_tool_tells_the_time_it_is_given_as_the_builtin_one_would() -> None:
+    moment = datetime.datetime(2025, 7, 1, 12, 30, tzinfo=datetime.UTC)
+    stopped = clock_tool(lambda: moment)
+    assert stopped.definition == current_time.definition
+    assert run(stopped, timezone="Paris") == describe_time("Paris", lambda: moment)
+    assert run(stopped, timezone="Paris") == run(stopped, timezone="Paris")
 
 
 @pytest.mark.parametrize(

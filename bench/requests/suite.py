@@ -25,6 +25,7 @@ The split is fixed by the id alone (`split_of`), so it never changes as items ar
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +35,7 @@ from typing import Any, Literal, TypeAlias
 
 from toolwire import Tool
 from toolwire.builtin import TOOLS as BUILTIN_TOOLS
+from toolwire.builtin import clock_tool
 
 from .checks import (
     CheckError,
@@ -105,9 +107,20 @@ def _nothing_to_reset() -> None:
     pass
 
 
+NOW = datetime.datetime(2026, 3, 10, 14, 25, 37, tzinfo=datetime.UTC)
+"""The built-in clock's time throughout: a result that changed with each run would change what
+the model writes after it, and no two runs would be comparable."""
+
+
+def _stopped_clock(tool: Tool) -> Tool:
+    return clock_tool(lambda: NOW) if tool.name == "current_time" else tool
+
+
 TOOLSETS: dict[str, Toolset] = {
     # The built-in tools get no instructions: `toolwire run` gives them none.
-    "builtin": Toolset("builtin", tuple(BUILTIN_TOOLS), None, _nothing_to_reset),
+    "builtin": Toolset(
+        "builtin", tuple(map(_stopped_clock, BUILTIN_TOOLS)), None, _nothing_to_reset
+    ),
     "assistant": Toolset(
         "assistant", tuple(assistant.TOOLS), assistant.INSTRUCTIONS, assistant.reset
     ),

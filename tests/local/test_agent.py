@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 
 from toolwire import Agent, Limits, Message
-from toolwire.builtin import TOOLS
+from toolwire.builtin import TOOLS, clock_tool
 from toolwire.events import CallCorrected, ToolResultReady, UsageReported
 from toolwire.models.local import LocalModel
 from toolwire.models.local import _model as local_model
 
+# What the model writes after the clock's result depends on the time it says: the tests below
+# hold at this moment, not at every moment (at 18:52 the model goes on from "Work out 15% of
+# 80, then tell me the time in Tokyo." to convert 12 km to miles).
+STOPPED = [
+    clock_tool(lambda: datetime.datetime(2026, 3, 10, 3, 7, 12, tzinfo=datetime.UTC))
+    if tool.name == "current_time"
+    else tool
+    for tool in TOOLS
+]
+
 
 def calls_made(model: LocalModel, *turns: str) -> list[tuple[str, dict[str, object]]]:
     """The calls the built-in tools ran for the last of `turns`, each asked after the others."""
-    agent = Agent(model, TOOLS, limits=Limits(max_steps=4, timeout=300))
+    agent = Agent(model, STOPPED, limits=Limits(max_steps=4, timeout=300))
     history: tuple[Message, ...] = ()
     for turn in turns:
         result = agent.run_sync(turn, history=history)

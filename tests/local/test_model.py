@@ -105,8 +105,7 @@ def test_history_after_the_models_output_keeps_the_tokens_it_wrote(smol: LocalMo
         token for piece in ('{"a": {"b": 1', "}", "}", "\n") for token in engine.tokenize(piece)
     ]
     assert wrote != engine.tokenize('{"a": {"b": 1}}\n')
-    engine.generate(GenerationRequest(tokens=[*prompt, *wrote], max_tokens=1), str, lambda: False)
-    engine._prompt_length = len(prompt)  # what follows the prompt in the cache is output
+    engine._prompt, engine._written = prompt, wrote
     history = '<|im_start|>user\nCall it.<|im_end|>\n<|im_start|>assistant\n{"a": {"b": 1}}\n'
     history += "<|im_end|>\n<|im_start|>user\nAgain.<|im_end|>\n"
     tokens = engine.tokenize_after_output(history)
@@ -144,11 +143,13 @@ def test_cancelling_stops_generation_within_a_token(smol: LocalModel) -> None:
         with anyio.fail_after(5):
             await anyio.to_thread.run_sync(engine._lock.acquire, abandon_on_cancel=True)
         engine._lock.release()
-        return int(engine.llm.n_tokens)
+        return len(engine._written)
 
-    evaluated = anyio.run(run)
-    prompt = len(smol.engine.tokenize(smol.render(request(Message.user("Write a long story.")))))
-    assert evaluated - prompt < 20
+    written = anyio.run(run)
+    assert written < 20
+    # What it wrote past the stop depends on timing, so the cache keeps none of it.
+    prompt = engine.tokenize(smol.render(request(Message.user("Write a long story."))))
+    assert list(engine.llm.input_ids[: engine.llm.n_tokens]) == prompt
 
 
 def test_a_prompt_longer_than_the_context_is_a_clear_error(smol: LocalModel) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..tools import FunctionToolset, Tool
 from ._arithmetic import calculate
-from ._clock import current_time
+from ._clock import clock_tool, current_time
 from ._notes import search_notes
 from ._units import convert_units
 
@@ -14,6 +14,7 @@ __all__ = [
     "TOOLS",
     "builtin_toolset",
     "calculate",
+    "clock_tool",
     "convert_units",
     "current_time",
     "search_notes",

@@ -9,9 +9,9 @@ import zoneinfo
 from collections.abc import Callable
 
 from ..errors import ToolError
-from ..tools import tool
+from ..tools import Tool, tool
 
-__all__ = ["current_time", "describe_time"]
+__all__ = ["clock_tool", "current_time", "describe_time"]
 
 _ALIASES = {"utc": "UTC", "gmt": "UTC", "z": "UTC"}
 
@@ -158,12 +158,25 @@ def _known_zone(name: str) -> zoneinfo.ZoneInfo | None:
     return None
 
 
-@tool(side_effect="read_only")
-def current_time(timezone: str = "UTC") -> str:
-    """The current date, time and weekday in a time zone.
+def _utc_now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC)
 
-    Args:
-        timezone: an IANA time zone such as "Europe/Paris", "America/New_York", "Asia/Tokyo"
-            or "UTC" (a city name such as "Paris" also works)
-    """
-    return describe_time(timezone, lambda: datetime.datetime.now(datetime.UTC))
+
+def clock_tool(now: Callable[[], datetime.datetime] = _utc_now) -> Tool:
+    """The `current_time` tool, reading the time from `now`: a fixed moment makes a run that
+    asks the time repeatable (a test, a benchmark)."""
+
+    @tool(side_effect="read_only")
+    def current_time(timezone: str = "UTC") -> str:
+        """The current date, time and weekday in a time zone.
+
+        Args:
+            timezone: an IANA time zone such as "Europe/Paris", "America/New_York", "Asia/Tokyo"
+                or "UTC" (a city name such as "Paris" also works)
+        """
+        return describe_time(timezone, now)
+
+    return current_time
+
+
+current_time = clock_tool()

@@ -185,8 +185,10 @@ class Engine:
         self._texts: list[str] | None = None
         self._value_token_sets: ValueTokens | None = None
         self._side: _SideContext | None = None
-        self._prompt_length = 0
-        """Tokens of the prompt last evaluated: what the cache holds after them is output."""
+        self._prompt: list[int] = []
+        """The prompt last evaluated."""
+        self._written: list[int] = []
+        """The tokens the model wrote after `_prompt`, whether evaluated or not."""
         # Control tokens (`<|im_start|>`, `<|endoftext|>`…) are never part of a reply's text: a
         # model that samples one is starting another turn or has finished.
         self.reply_enders = tuple(
@@ -225,20 +227,23 @@ class Engine:
         tokenizes otherwise where pieces merge (two braces and a newline become one token), and
         the cache would serve nothing of it from there. The bytes are the same either way."""
         tokens = self.tokenize(text, add_bos=add_bos)
-        llm, prompt = self.llm, self._prompt_length
-        held = [int(token) for token in llm.input_ids[: llm.n_tokens]]
-        if not 0 < prompt < len(held) or tokens[:prompt] != held[:prompt]:
+        llm, prompt = self.llm, len(self._prompt)
+        if not prompt or not self._written or tokens[:prompt] != self._prompt:
             return tokens
         encoded = text.encode("utf-8")
         offset = len(llm.detokenize(tokens[:prompt], special=True))
-        kept = prompt
-        for token in held[prompt:]:
+        kept = 0
+        for token in self._written:
             piece = llm.detokenize([token], special=True)
             if not piece or not encoded.startswith(piece, offset):
                 break
             offset += len(piece)
             kept += 1
-        written = [*held[:kept], *llm.tokenize(encoded[offset:], add_bos=False, special=True)]
+        written = [
+            *self._prompt,
+            *self._written[:kept],
+            *llm.tokenize(encoded[offset:], add_bos=False, special=True),
+        ]
         same = llm.detokenize(written, special=True) == llm.detokenize(tokens, special=True)
         return written if same else tokens
 
@@ -355,6 +360,8 @@ class Engine:
                 should_stop,
                 opening=opening,
             )
+            if generation.finish == "interrupted":
+                self._forget_the_unfinished()
             return dataclasses.replace(generation, gate=reading)
         finally:
             for sampler in samplers:
@@ -367,7 +374,7 @@ class Engine:
         tokens came from the cache and the log-probability of each token in `scored`, or None
         when stopped part way."""
         llm = self.llm
-        self._prompt_length = len(tokens)
+        self._prompt, self._written = tokens, []
         reuse = _keep_prefix(llm._ctx, llm.input_ids[: llm.n_tokens], tokens, scored)
         llm.n_tokens = reuse
 
@@ -378,7 +385,19 @@ class Engine:
         scores = _evaluate(
             llm._ctx, llm._batch, llm.n_batch, tokens, reuse, scored, evaluated, should_stop
         )
-        return None if scores is None else (reuse, scores)
+        if scores is None:
+            llm.n_tokens = reuse  # as many batches as were done before the stop: see below
+            return None
+        return reuse, scores
+
+    def _forget_the_unfinished(self) -> None:
+        """Leave only the prompt in the cache. A caller in another thread stops a generation
+        some tokens after the one it decided on, as many as the worker wrote meanwhile; kept,
+        they would decide how much of the next prompt the cache serves, so where its
+        evaluation is split into batches, and so (kernels round batches and single tokens
+        differently) which of two near-equal tokens the model picks next: a run's calls would
+        depend on the machine's load."""
+        self.llm.n_tokens = len(self._prompt)
 
     def _contrast_nats(
         self, contrast: Contrast, scores: list[float], should_stop: Callable[[], bool]
@@ -466,6 +485,7 @@ class Engine:
                 finish = "stop"
                 break
             produced += 1
+            self._written.append(token)
             text, hit = stops.feed(decoder.decode(to_piece(token)))
             if text:
                 pieces.append(text)
