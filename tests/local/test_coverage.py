@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterator
 from typing import cast
 
 from hypothesis import given
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from toolwire.messages import Message, ToolCall, ToolResult
 from toolwire.models import ModelRequest
-from toolwire.models.local._coverage import RequestValues
+from toolwire.models.local._coverage import RequestValues, clauses
 from toolwire.models.local._engine import Engine, GenerationRequest, GoOn
 from toolwire.models.local._formats import HERMES, call_key
 from toolwire.models.local._model import _request_values
@@ -236,3 +237,48 @@ def test_a_call_restating_a_piece_another_call_took_up_takes_up_no_part_of_its_o
     booked = [{"title": "Roadmap chat", "attendees": ["sam.rivera@example.com"]}]
     assert not values.extends({"query": "Roadmap chat, Lumen Labs"}, booked)
     assert values.extends({"query": "Lumen Labs"}, booked)
+
+
+def test_a_request_is_cut_where_it_goes_on_to_another_thing_asked() -> None:
+    assert clauses("What's on my calendar tomorrow, and do I have any unread emails?") == [
+        "What's on my calendar tomorrow",
+        "do I have any unread emails?",
+    ]
+    assert clauses("What time is it in Tokyo and what is 15% of 80?") == [
+        "What time is it in Tokyo",
+        "what is 15% of 80?",
+    ]
+    assert clauses("Work out 15% of 80, then tell me the time in Tokyo.") == [
+        "Work out 15% of 80",
+        "tell me the time in Tokyo.",
+    ]
+    assert clauses("Our team is in Dubai and São Paulo. What time is it there?") == [
+        "Our team is in Dubai and São Paulo.",
+        "What time is it there?",
+    ]
+    # "and" between values lists them, within one thing asked.
+    assert clauses("convert 1 mile, 5 miles and 10 miles to kilometers") == [
+        "convert 1 mile, 5 miles and 10 miles to kilometers"
+    ]
+
+
+@given(st.lists(st.sampled_from(["what", "and", "then", "is", ",", ".", "?", " ", "x1"])))
+def test_cutting_a_request_loses_nothing_but_the_words_between_its_clauses(
+    words: list[str],
+) -> None:
+    text = " ".join(words)
+    kept = " ".join(clauses(text)).replace(",", " ").split()
+    left = iter(text.replace(",", " ").split())
+    # The clauses' words are the request's, in order; the words between them only join them.
+    dropped = [skipped for word in kept for skipped in _until(left, word)]
+    assert all(word in ("and", "then", "but", "also") for word in [*dropped, *left])
+
+
+def _until(words: Iterator[str], wanted: str) -> list[str]:
+    """The words taken from `words` before `wanted`, which is taken too (it must come)."""
+    passed = []
+    for word in words:
+        if word == wanted:
+            return passed
+        passed.append(word)
+    raise AssertionError(f"{wanted!r} is not in the request")

@@ -884,6 +884,57 @@ def test_after_results_the_tools_that_may_take_up_a_part_no_call_took_up() -> No
     assert Grounding.of([Message.user("what time is it?")], tools).tools_left(tools) == []
 
 
+def test_the_part_left_is_the_clause_naming_a_tool_left_or_holding_a_value_left() -> None:
+    clock = ToolDefinition(name="current_time", description="the time", parameters={})
+    calculator = ToolDefinition(name="calculate", description="arithmetic", parameters={})
+    emails = ToolDefinition(name="search_emails", description="mail", parameters={})
+    tools = [clock, calculator, emails]
+
+    def left(question: str, call: ToolCall) -> str:
+        result = ToolResult(call_id=call.id, name=call.name, content="done")
+        conversation = [
+            Message.user(question),
+            Message(role="assistant", parts=(call,)),
+            Message(role="tool", parts=(result,)),
+        ]
+        grounding = Grounding.of(conversation, tools)
+        return grounding.part_left(question, grounding.tools_left(tools))
+
+    tokyo = ToolCall(id="c1", name="current_time", arguments={"timezone": "Asia/Tokyo"})
+    asked = "What time is it in Tokyo, and do I have any unread emails?"
+    assert left(asked, tokyo) == "do I have any unread emails?"
+    assert left("What time is it in Tokyo and what is 15% of 80?", tokyo) == "what is 15% of 80?"
+    # One clause, or each one left: the whole request.
+    assert left("Is 15% of 80 more than the time in Tokyo?", tokyo) == (
+        "Is 15% of 80 more than the time in Tokyo?"
+    )
+    both = "Check my emails. Then check the emails again"
+    assert left(both, tokyo) == both
+
+
+def test_a_part_left_is_taken_up_by_the_values_a_call_asks_not_its_defaults() -> None:
+    @tool
+    def search_emails(query: str = "", unread_only: bool = False, limit: int = 10) -> str:
+        """Search the mailbox."""
+        return ""
+
+    emails = search_emails.definition
+    clock = ToolDefinition(name="current_time", description="the time", parameters={})
+    made = ToolCall(id="c1", name="current_time", arguments={"timezone": "Asia/Tokyo"})
+    conversation = [
+        Message.user("What time is it in Tokyo, and do I have any unread emails?"),
+        Message(role="assistant", parts=(made,)),
+        Message(
+            role="tool", parts=(ToolResult(call_id="c1", name="current_time", content="9:00"),)
+        ),
+    ]
+    grounding = Grounding.of(conversation, [clock, emails])
+    arguments = {"query": "unread", "unread_only": True, "limit": 10}
+    assert grounding.takes_up_part("search_emails", arguments)
+    assert not grounding.takes_up_part("search_emails", {**arguments, "limit": 25})
+    assert not grounding.takes_up_part("search_emails", {"query": "Tokyo"})
+
+
 def test_a_follow_up_call_asks_a_tool_again_for_what_the_request_says() -> None:
     @tool
     def current_time(timezone: str) -> str:

@@ -770,3 +770,37 @@ def test_the_day_words_of_a_request_are_rendered_with_their_dates(
     # Without tools no call needs a date.
     monkeypatch.setattr(qwen, "resolve_dates", True)
     assert "(tomorrow:" not in qwen.render(dataclasses.replace(asked, tools=()))
+
+
+def test_each_result_is_answered_from_the_request_and_that_result_alone() -> None:
+    from toolwire.messages import ToolCall, ToolResult
+    from toolwire.models.local._formats import HERMES
+
+    calls = [
+        ToolCall(id=f"c{n}", name="get_order", arguments={"order_id": order})
+        for n, order in enumerate(["ORD-1", "ORD-2", "ORD-1", "ORD-X"])
+    ]
+    contents = ["ORD-1 shipped", "ORD-2 pending", "ORD-1 shipped", "no order ORD-X"]
+    results = [
+        ToolResult(call_id=c.id, name=c.name, content=text, is_error=text.startswith("no"))
+        for c, text in zip(calls, contents, strict=True)
+    ]
+    asked = "Status of ORD-1, ORD-2 and ORD-X?"
+    conversation = [
+        Message.system("Be brief."),
+        Message.user(asked),
+        Message(role="assistant", parts=tuple(calls)),
+        Message(role="tool", parts=tuple(results)),
+    ]
+    each = local_model._each_result_folded(conversation, 1, HERMES)
+    # The error is left out beside results that succeeded; the same result counts once.
+    assert [folded[-1].text.count("<tool_response>") for folded in each] == [1, 1]
+    assert "ORD-1 shipped" in each[0][-1].text and "ORD-2" not in each[0][-1].text[len(asked) :]
+    assert "ORD-2 pending" in each[1][-1].text
+    assert all(
+        folded[0] == conversation[0] and folded[-1].text.startswith(asked) for folded in each
+    )
+    # Only errors: each is answered.
+    failed = [dataclasses.replace(result, is_error=True) for result in results]
+    only_errors = [*conversation[:3], Message(role="tool", parts=tuple(failed))]
+    assert len(local_model._each_result_folded(only_errors, 1, HERMES)) == 3

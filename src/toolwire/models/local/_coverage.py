@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["RequestValues", "leaves"]
+__all__ = ["RequestValues", "clauses", "leaves"]
 
 _NUMBER = re.compile(r"(?<![\w.^])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d^]|\.\d)(%?)")
 """A number: not the end of a name (`x2`, `v1`) or an exponent (`x^2`); with thousands
@@ -46,6 +46,24 @@ _FUNCTION_WORDS = frozenset([
 # fmt: on
 """Words of the grammar that tell nothing of where a value came from ("what" in a query that
 copies the whole request)."""
+
+
+_CLAUSE_BREAK = re.compile(
+    r"(?<=[.?!;])\s+"
+    r"|,?\s+(?:and\s+)?then\s+"
+    r"|,\s+(?:and|but|also)\s+"
+    r"|\s+and\s+(?=(?:also|what|what's|how|when|where|who|which|why|is|are|do|does|did|can|could"
+    r"|will|would|tell|show|give|let)\b)",
+    re.IGNORECASE,
+)
+"""Where a request goes on to another thing asked: a new sentence, "then", a comma before "and",
+and "and" before a question ("...in Tokyo and what is 15% of 80?"); not "and" between two
+values ("Dubai and São Paulo")."""
+
+
+def clauses(text: str) -> list[str]:
+    """The request cut where it goes on to another thing asked (see `_CLAUSE_BREAK`)."""
+    return [clause.strip() for clause in _CLAUSE_BREAK.split(text) if clause.strip()]
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,7 +64,7 @@ from typing import Any
 from ...builtin._units import known_unit
 from ...messages import Message
 from ...tools import ToolDefinition
-from ._coverage import RequestValues, leaves
+from ._coverage import RequestValues, clauses, leaves
 from ._relevance import last_question, last_request
 
 __all__ = ["Grounding", "changes", "folded"]
@@ -371,6 +371,24 @@ class Grounding:
             return named
         return unused
 
+    def part_left(self, request: str, tools: Sequence[ToolDefinition]) -> str:
+        """What of `request` (the text the results answer) is left for `tools` (from
+        `tools_left`): its clauses that name one of them, or where none does, those holding a
+        value no call used ("what is 15% of 80?" of "What time is it in Tokyo, and what is 15%
+        of 80?"); the whole request where no clause, or each one, is left. Asked the whole
+        request, a small model asks the tool left for the part already done ("Wednesday" as
+        the email search for "What's on my calendar tomorrow, and any unread emails?")."""
+        answering, parts = self.answering, clauses(request)
+        if answering is None or len(parts) < 2:
+            return request
+        names = [tool.name for tool in tools]
+        values = [RequestValues.of(part, names) for part in parts]
+        said = list(zip(parts, values, strict=True))
+        left = [part for part, values_of in said if any(map(values_of.names, names))]
+        if not left:
+            left = [part for part, values_of in said if values_of.unused(answering.made)]
+        return " ".join(left) if 0 < len(left) < len(parts) else request
+
     def follows_up(self, tool: str, arguments: Mapping[str, Any]) -> bool:
         """Whether a call to a new request asks a tool the conversation called before for
         the same again, but for what the request says: every value that differs from the
@@ -394,11 +412,15 @@ class Grounding:
         asked = self.guessable.get(tool, _NOTHING_GUESSABLE).asked(arguments)
         return request.takes_up(asked, ())
 
-    def takes_up_part(self, arguments: Mapping[str, Any]) -> bool:
+    def takes_up_part(self, tool: str, arguments: Mapping[str, Any]) -> bool:
         """Whether a call made after tool results takes up a part of the request they answer
-        that no call took up (see `RequestValues.extends`)."""
+        that no call took up (see `RequestValues.extends`), by the values it asks (not its
+        defaults, which the request need not write)."""
         answering = self.answering
-        return answering is not None and answering.request.extends(arguments, answering.made)
+        if answering is None:
+            return False
+        asked = self.guessable.get(tool, _NOTHING_GUESSABLE).asked(arguments)
+        return answering.request.extends(asked, answering.made)
 
     def missing(self, tool: str, arguments: Mapping[str, Any]) -> str | None:
         """The required number parameter (no default) a call passes a value the request (the

@@ -122,6 +122,12 @@ request as little as 2e-05 after the first, and write it right when made to."""
 ANSWER_FROM_RESULTS = "Answer in one sentence, in plain text."
 """Asks for the answer when the model would only repeat a call (chosen on the built-in tools)."""
 
+EACH_RESULT_ANSWERED = True
+"""Where the calls answering a request returned several results, the answer is a sentence from
+each result in turn, the request and that result folded into one message (as `ANSWER_FROM_RESULTS`
+asks): told everything at once, a small model reports one result ("the time in Tokyo is ..."
+for four cities) or merges them ("ORD-10501 and ORD-10522 are shipped")."""
+
 ASK_FOR_VALUE = (
     "You cannot do this yet: the request does not say {what}. "
     "Write one short question to the user asking for {what}."
@@ -347,12 +353,19 @@ class LocalModel:
                 lambda: loaded.template.render(template_messages(request.messages), None),
                 functools.partial(engine.tokenize, add_bos=add_bos),
             )
+
+        def folded_prompt(messages: Sequence[Message]) -> list[int]:
+            folded = dataclasses.replace(request, messages=tuple(messages))
+            return engine.tokenize(self.render(folded, dated=False), add_bos=add_bos)
+
         answer_prompt = None
         if plan.answer is not None:
-            folded = dataclasses.replace(request, messages=plan.answer)
+            answer_prompt = functools.partial(folded_prompt, plan.answer)
+        each_result_prompts = None
+        if len(plan.each_result) > 1:
 
-            def answer_prompt() -> list[int]:
-                return engine.tokenize(self.render(folded, dated=False), add_bos=add_bos)
+            def each_result_prompts() -> list[list[int]]:
+                return [folded_prompt(messages) for messages in plan.each_result]
 
         part_prompt = None
         # Prompted mode's catalogue is in the messages by now: the part left has no prompt.
@@ -393,6 +406,7 @@ class LocalModel:
                 calls_on_trial=CALLS_ON_TRIAL,
             ),
             answer_prompt=answer_prompt,
+            each_result_prompts=each_result_prompts,
             part_prompt=part_prompt,
             grammar_of=grammar_of,
             ask_prompt=ask_prompt,
@@ -429,6 +443,11 @@ class LocalModel:
                     if asked is None
                     else _results_folded(request.messages, asked, loaded.call_format)
                 ),
+                each_result=(
+                    ()
+                    if asked is None or not EACH_RESULT_ANSWERED
+                    else _each_result_folded(request.messages, asked, loaded.call_format)
+                ),
                 grounding=grounding,
                 part_left=self._part_left(request, grounding, asked),
                 question=None if asked is None else request.messages[asked].text,
@@ -446,9 +465,10 @@ class LocalModel:
         self, request: ModelRequest, grounding: Grounding | None, asked: int | None
     ) -> PartLeft | None:
         tools = grounding.tools_left(request.tools) if grounding else []
-        if asked is None or not tools:
+        if grounding is None or asked is None or not tools:
             return None
-        return PartLeft(tuple(request.messages[: asked + 1]), tuple(tools))
+        part = grounding.part_left(request.messages[asked].text, tools)
+        return PartLeft((*request.messages[:asked], Message.user(part)), tuple(tools))
 
     def _grammar(
         self, loaded: _Loaded, request: ModelRequest, tools: Sequence[ToolDefinition]
@@ -505,6 +525,24 @@ def _results_folded(
     results = [result.content for m in messages[last + 1 :] for result in m.tool_results]
     if not results:
         return None
+    return _folded(messages, last, results, call_format)
+
+
+def _each_result_folded(
+    messages: Sequence[Message], last: int, call_format: CallFormat
+) -> tuple[tuple[Message, ...], ...]:
+    """For each result since the last user message (at `last`), the conversation with that
+    result alone folded into the message (see `EACH_RESULT_ANSWERED`); results that are errors
+    are left out where any call succeeded, and a result repeated counts once."""
+    results = [result for m in messages[last + 1 :] for result in m.tool_results]
+    succeeded = [result for result in results if not result.is_error] or results
+    contents = list(dict.fromkeys(result.content for result in succeeded))
+    return tuple(_folded(messages, last, [content], call_format) for content in contents)
+
+
+def _folded(
+    messages: Sequence[Message], last: int, results: Sequence[str], call_format: CallFormat
+) -> tuple[Message, ...]:
     blocks = "\n\n".join(
         f"{call_format.result_start}{content}{call_format.result_end}" for content in results
     )

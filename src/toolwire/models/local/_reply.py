@@ -71,6 +71,9 @@ class Plan:
     """Calls (`call_key`) the conversation already holds results for."""
     answer: tuple[Message, ...] | None = None
     """The conversation to answer from as text when the model only repeats answered calls."""
+    each_result: tuple[tuple[Message, ...], ...] = ()
+    """After results, a conversation for each result to answer from, the answer being their
+    sentences in turn (see `_model.EACH_RESULT_ANSWERED`); one result is answered as it is."""
     grounding: Grounding | None = None
     """With it, a call loses the optional arguments it made up (see `_grounding`)."""
     part_left: PartLeft | None = None
@@ -90,13 +93,14 @@ class Plan:
 
 @dataclass(frozen=True, slots=True)
 class PartLeft:
-    """A part of the request that no call took up after its results (the tools the request
-    names that no call used, see `Grounding.named_tools_left`): asked of the model as the
-    request alone, with those tools alone, since after results a small model hands its last
-    tool its own result, or gives the tool its default ("UTC" for the time in Tokyo)."""
+    """A part of the request that no call took up after its results (see
+    `Grounding.tools_left`): asked of the model alone, with those tools alone, since after
+    results a small model hands its last tool its own result, or gives the tool its default
+    ("UTC" for the time in Tokyo)."""
 
     messages: tuple[Message, ...]
-    """The conversation up to the request."""
+    """The conversation up to the request, which ends with the part left of it (see
+    `Grounding.part_left`)."""
     tools: tuple[ToolDefinition, ...]
 
 
@@ -140,6 +144,7 @@ class Reply:
         steering: Steering,
         *,
         answer_prompt: Callable[[], Sequence[int]] | None = None,
+        each_result_prompts: Callable[[], Sequence[Sequence[int]]] | None = None,
         part_prompt: Callable[[], Sequence[int]] | None = None,
         grammar_of: Callable[[Sequence[ToolDefinition]], str] | None = None,
         ask_prompt: Callable[[str, str], Sequence[int]] | None = None,
@@ -168,6 +173,7 @@ class Reply:
         )
         self.steering = steering
         self.answer_prompt = answer_prompt
+        self.each_result_prompts = each_result_prompts
         self.part_prompt = part_prompt
         self.grammar_of = grammar_of
         self.ask_prompt = ask_prompt
@@ -310,7 +316,7 @@ class Reply:
             async for event in self._on_trial(
                 part_prompt(),
                 plan.part_left.tools,
-                self._kept_by(lambda grounding, _, arguments: grounding.takes_up_part(arguments)),
+                self._kept_by(Grounding.takes_up_part),
             ):
                 yield event
             if self.kept:
@@ -358,7 +364,7 @@ class Reply:
                 if decided is None:
                     held.append(piece)
                     decided = opens_call("".join(held))
-                    if decided is False and follow_up:
+                    if decided is False and (follow_up or self.each_result_prompts):
                         break
                     if decided is False:
                         self.reader = self.prose_reader
@@ -371,6 +377,10 @@ class Reply:
         finally:
             run.stop()
         self._record(run.result)
+        if decided is False and self.each_result_prompts is not None:
+            async for event in self._each_result_answered(self.each_result_prompts):
+                yield event
+            return
         if not decided and follow_up:
             async for event in self._on_trial(
                 self.base.tokens, follow_up, self._kept_by(Grounding.follows_up)
@@ -392,7 +402,12 @@ class Reply:
                 if self.asking is not None:
                     self.reader = None
                 self.prose_calls = _ProseCalls(self.plan.grounding)
-                async for event in self._answer():
+                answer = (
+                    self._answer()
+                    if self.each_result_prompts is None or self.asking is not None
+                    else self._each_result_answered(self.each_result_prompts)
+                )
+                async for event in answer:
                     yield event
         elif decided is None and held:
             for event in self._read("".join(held)):
@@ -558,6 +573,19 @@ class Reply:
             dataclasses.replace(request, gate=Gate(banned, math.inf))
         ):
             yield event
+
+    async def _each_result_answered(
+        self, prompts: Callable[[], Sequence[Sequence[int]]]
+    ) -> AsyncIterator[ModelEvent]:
+        """The answer as a sentence from each result in turn, one line each."""
+        self.reader = self.prose_reader
+        self.prose_calls = _ProseCalls(self.plan.grounding)
+        for index, tokens in enumerate(prompts()):
+            if index:
+                for event in self._read("\n"):
+                    yield event
+            async for event in self._generate(dataclasses.replace(self._no_call(), tokens=tokens)):
+                yield event
 
     def _no_call(self) -> GenerationRequest:
         """The reply written as text instead of a call the model insists on: from the answer
