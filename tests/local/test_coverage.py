@@ -7,6 +7,7 @@ import math
 from collections.abc import Iterator
 from typing import cast
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -239,27 +240,36 @@ def test_a_call_restating_a_piece_another_call_took_up_takes_up_no_part_of_its_o
     assert values.extends({"query": "Lumen Labs"}, booked)
 
 
-def test_a_request_is_cut_where_it_goes_on_to_another_thing_asked() -> None:
-    assert clauses("What's on my calendar tomorrow, and do I have any unread emails?") == [
-        "What's on my calendar tomorrow",
-        "do I have any unread emails?",
-    ]
-    assert clauses("What time is it in Tokyo and what is 15% of 80?") == [
-        "What time is it in Tokyo",
-        "what is 15% of 80?",
-    ]
-    assert clauses("Work out 15% of 80, then tell me the time in Tokyo.") == [
-        "Work out 15% of 80",
-        "tell me the time in Tokyo.",
-    ]
-    assert clauses("Our team is in Dubai and São Paulo. What time is it there?") == [
-        "Our team is in Dubai and São Paulo.",
-        "What time is it there?",
-    ]
-    # "and" between values lists them, within one thing asked.
-    assert clauses("convert 1 mile, 5 miles and 10 miles to kilometers") == [
-        "convert 1 mile, 5 miles and 10 miles to kilometers"
-    ]
+@pytest.mark.parametrize(
+    ("request_text", "expected"),
+    [
+        (
+            "What's on my calendar tomorrow, and do I have any unread emails?",
+            ["What's on my calendar tomorrow", "do I have any unread emails?"],
+        ),
+        (
+            "What time is it in Tokyo and what is 15% of 80?",
+            ["What time is it in Tokyo", "what is 15% of 80?"],
+        ),
+        (
+            "Work out 15% of 80, then tell me the time in Tokyo.",
+            ["Work out 15% of 80", "tell me the time in Tokyo."],
+        ),
+        (
+            "Our team is in Dubai and São Paulo. What time is it there?",
+            ["Our team is in Dubai and São Paulo.", "What time is it there?"],
+        ),
+        # "and" between values lists them, within one thing asked.
+        (
+            "convert 1 mile, 5 miles and 10 miles to kilometers",
+            ["convert 1 mile, 5 miles and 10 miles to kilometers"],
+        ),
+    ],
+)
+def test_a_request_is_cut_where_it_goes_on_to_another_thing_asked(
+    request_text: str, expected: list[str]
+) -> None:
+    assert clauses(request_text) == expected
 
 
 @given(st.lists(st.sampled_from(["what", "and", "then", "is", ",", ".", "?", " ", "x1"])))
