@@ -804,3 +804,6 @@ def test_each_result_is_answered_from_the_request_and_that_result_alone() -> Non
     failed = [dataclasses.replace(result, is_error=True) for result in results]
     only_errors = [*conversation[:3], Message(role="tool", parts=tuple(failed))]
     assert len(local_model._each_result_folded(only_errors, 1, HERMES)) == 3
+    # One result is answered as it is.
+    one = [*conversation[:3], Message(role="tool", parts=(results[0], results[2]))]
+    assert local_model._each_result_folded(one, 1, HERMES) == ()

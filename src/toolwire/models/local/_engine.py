@@ -386,7 +386,9 @@ class Engine:
             llm._ctx, llm._batch, llm.n_batch, tokens, reuse, scored, evaluated, should_stop
         )
         if scores is None:
-            llm.n_tokens = reuse  # as many batches as were done before the stop: see below
+            # However many batches were done before the stop, none is kept: see
+            # `_forget_the_unfinished`.
+            llm.n_tokens = reuse
             return None
         return reuse, scores
 

@@ -382,11 +382,10 @@ class Grounding:
         if answering is None or len(parts) < 2:
             return request
         names = [tool.name for tool in tools]
-        values = [RequestValues.of(part, names) for part in parts]
-        said = list(zip(parts, values, strict=True))
-        left = [part for part, values_of in said if any(map(values_of.names, names))]
+        said = [(part, RequestValues.of(part, names)) for part in parts]
+        left = [part for part, values in said if any(map(values.names, names))]
         if not left:
-            left = [part for part, values_of in said if values_of.unused(answering.made)]
+            left = [part for part, values in said if values.unused(answering.made)]
         return " ".join(left) if 0 < len(left) < len(parts) else request
 
     def follows_up(self, tool: str, arguments: Mapping[str, Any]) -> bool:

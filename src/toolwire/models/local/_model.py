@@ -362,7 +362,7 @@ class LocalModel:
         if plan.answer is not None:
             answer_prompt = functools.partial(folded_prompt, plan.answer)
         each_result_prompts = None
-        if len(plan.each_result) > 1:
+        if plan.each_result:
 
             def each_result_prompts() -> list[list[int]]:
                 return [folded_prompt(messages) for messages in plan.each_result]
@@ -533,10 +533,13 @@ def _each_result_folded(
 ) -> tuple[tuple[Message, ...], ...]:
     """For each result since the last user message (at `last`), the conversation with that
     result alone folded into the message (see `EACH_RESULT_ANSWERED`); results that are errors
-    are left out where any call succeeded, and a result repeated counts once."""
+    are left out where any call succeeded, and a result repeated counts once. None where that
+    leaves one result, which is answered as it is."""
     results = [result for m in messages[last + 1 :] for result in m.tool_results]
     succeeded = [result for result in results if not result.is_error] or results
     contents = list(dict.fromkeys(result.content for result in succeeded))
+    if len(contents) < 2:
+        return ()
     return tuple(_folded(messages, last, [content], call_format) for content in contents)
 
 

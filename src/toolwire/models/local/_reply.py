@@ -72,8 +72,8 @@ class Plan:
     answer: tuple[Message, ...] | None = None
     """The conversation to answer from as text when the model only repeats answered calls."""
     each_result: tuple[tuple[Message, ...], ...] = ()
-    """After results, a conversation for each result to answer from, the answer being their
-    sentences in turn (see `_model.EACH_RESULT_ANSWERED`); one result is answered as it is."""
+    """After several results, a conversation for each to answer from, the answer being their
+    sentences in turn (see `_model.EACH_RESULT_ANSWERED`); empty for one result."""
     grounding: Grounding | None = None
     """With it, a call loses the optional arguments it made up (see `_grounding`)."""
     part_left: PartLeft | None = None
