@@ -292,3 +292,10 @@ def _until(words: Iterator[str], wanted: str) -> list[str]:
             return passed
         passed.append(word)
     raise AssertionError(f"{wanted!r} is not in the request")
+
+
+def test_an_empty_list_takes_up_nothing_of_the_request() -> None:
+    values = RequestValues.of("and in London?")
+    assert values.extends({"timezone": "Europe/London"}, [])
+    assert not values.extends({"timezone": "Europe/London", "cities": []}, [])
+    assert not values.extends({"timezone": "Europe/London", "where": {}}, [])

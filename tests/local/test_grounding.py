@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from toolwire import tool
@@ -1057,6 +1057,7 @@ def test_a_required_number_the_request_cannot_have_given_is_missing() -> None:
     ),
     st.text(max_size=40),
 )
+@example(arguments={"timezone": "AAAA", "value": []}, said="AAAA")
 def test_the_trials_keep_only_what_the_request_gives(arguments: dict[str, Any], said: str) -> None:
     @tool
     def measure(timezone: str, value: float, unit: str = "m") -> str:

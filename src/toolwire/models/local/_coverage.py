@@ -147,7 +147,8 @@ class RequestValues:
         is it in Tokyo, and what is 15% of 80?"), holding no piece of another part that the
         request writes once (the request copied, or another part restated)."""
         pieces = self._value_pieces(call)
-        if not all(pieces):
+        # An empty list or object holds no value at all, so no piece of the request either.
+        if not all(pieces) or any(not any(True for _ in leaves(v)) for v in call.values()):
             return False
         held = self._held(before)
         # A piece an earlier call holds, which the request writes once, belongs to that call's
