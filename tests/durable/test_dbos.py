@@ -82,9 +82,13 @@ def test_the_durable_loop_reads_time_only_from_the_record(
     assert result.calls[0].duration >= 0
 
 
+deleted: list[str] = []
+
+
 @tool(side_effect="destructive")
 def delete(path: str) -> str:
     """Delete a file."""
+    deleted.append(path)
     return f"deleted {path}"
 
 
@@ -151,7 +155,10 @@ def test_bad_input_to_a_client_is_a_clear_error() -> None:
 
 
 def test_a_cancelled_run_resumes_where_it_was() -> None:
+    """The execution cancelled while it waited stops: it neither takes the approval meant for
+    the resumed one nor runs the tool or the model a second time."""
     model = ScriptedModel(deleting)
+    deleted.clear()
 
     async def main() -> Any:
         async with durable.Worker(Agent(model, [delete]), poll_interval=0.05):
@@ -170,3 +177,4 @@ def test_a_cancelled_run_resumes_where_it_was() -> None:
     assert result.output == "finished"
     assert result.calls[0].result.content == "deleted a.txt"
     assert len(model.requests) == 2  # the first response came from the record after resume
+    assert deleted == ["a.txt"]

@@ -64,7 +64,7 @@ REGISTRY = AgentRegistry()
 async def run_workflow(agent_name: str, prompt: str) -> RunResult:
     run_id = DBOS.workflow_id
     assert run_id is not None  # DBOS runs a workflow under its id
-    durability = await DBOSDurability.start()
+    durability = await DBOSDurability.start(run_id)
     async with REGISTRY.lease(agent_name) as agent:
         return await agent.run(
             prompt, run_id=run_id, durability=durability, on_event=REGISTRY.listeners.get(run_id)
