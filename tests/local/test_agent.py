@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 
-from toolwire import Agent, Limits, Message
+from toolwire import Agent, Limits, Message, tool
 from toolwire.builtin import TOOLS, clock_tool
 from toolwire.events import CallCorrected, ToolResultReady, UsageReported
 from toolwire.models.local import LocalModel
@@ -119,6 +119,37 @@ def test_a_required_value_the_request_does_not_give_is_asked_for(qwen: LocalMode
     assert [event.changes for event in corrections] == [
         ("dropped: 'value' is required, and the request gives no value for it: asked for instead",)
     ]
+
+
+@tool(side_effect="read_only")
+def get_order(order_id: str) -> str:
+    """Look up one order.
+
+    Args:
+        order_id: the order's id, e.g. "ORD-10482"
+    """
+    return f"{order_id}: shipped"
+
+
+def test_an_identifier_nobody_gave_is_asked_for_not_looked_up_with_the_request_words(
+    qwen: LocalModel,
+) -> None:
+    # "where's my order?" names no order: the model's call with the documented example is not
+    # run. A look-up of the notes for "order" would only say again what the request asks, so
+    # none is kept, and the reply is a question back.
+    corrections = []
+
+    def record(event: object) -> None:
+        if isinstance(event, CallCorrected):
+            corrections.append(event.changes)
+
+    agent = Agent(qwen, [get_order, *STOPPED], limits=Limits(max_steps=4, timeout=300))
+    result = agent.run_sync("where's my order?", on_event=record)
+    assert not result.calls
+    assert isinstance(result.output, str) and result.output.rstrip().endswith("?")
+    assert corrections[0] == (
+        "dropped: 'order_id' is required, and the request gives no value for it: asked for instead",
+    )
 
 
 def test_a_first_call_copying_the_documentation_gives_way_to_another_tool(

@@ -912,6 +912,69 @@ def test_the_part_left_is_the_clause_naming_a_tool_left_or_holding_a_value_left(
     assert left(both, tokyo) == both
 
 
+def test_a_required_date_nobody_named_is_missing_only_from_a_call_that_changes_something() -> None:
+    @tool(side_effect="idempotent")
+    def create_event(title: str, date: str, start_time: str) -> str:
+        """Create an event.
+
+        Args:
+            title: what the event is
+            date: the day, as YYYY-MM-DD
+            start_time: when it starts, HH:MM
+        """
+        return title
+
+    @tool(side_effect="read_only")
+    def list_events(date: str) -> str:
+        """The events of a day, as YYYY-MM-DD."""
+        return date
+
+    tools = [create_event.definition, list_events.definition]
+    made = {"title": "Meeting with Marco", "date": "2026-03-10", "start_time": "10:00"}
+    system = Message.system("Today is 2026-03-10.")
+    unnamed = Grounding.of([system, Message.user("Schedule a meeting with Marco")], tools)
+    assert unnamed.missing("create_event", made) == "date"
+    assert not unnamed.findable("create_event", "date")
+    # A look-up may take today; a day the user names is theirs.
+    assert unnamed.missing("list_events", {"date": "2026-03-10"}) is None
+    named = Grounding.of([system, Message.user("Schedule a meeting with Marco tomorrow")], tools)
+    assert named.missing("create_event", {**made, "date": "2026-03-11"}) is None
+
+
+def test_a_look_up_instead_of_an_unfounded_call_asks_for_more_than_its_action() -> None:
+    def looks_up(request: str, tool: str, arguments: dict[str, Any], unfounded: str) -> bool:
+        return Grounding.of([Message.user(request)], []).looks_up(tool, arguments, [unfounded])
+
+    assert looks_up(
+        "cancel the dentist on thursday", "list_events", {"query": "dentist"}, "cancel_event"
+    )
+    assert looks_up("open Lena's email", "search_emails", {"sender": "Lena"}, "readEmail")
+    # Words of the action's own name say again what is to be done, not what to find.
+    assert not looks_up(
+        "I want to refund an order", "search_orders", {"query": "refund order"}, "refund_order"
+    )
+    assert not looks_up("where's my order?", "search_products", {"query": "orders"}, "get_order")
+
+
+def test_the_part_a_call_took_up_is_the_clause_holding_its_values_or_naming_it() -> None:
+    names = ["current_time", "calculate", "cancel_order", "search_orders"]
+    grounding = Grounding.of([Message.user("hi")], [])
+
+    def taken(question: str, tool: str, arguments: dict[str, Any]) -> str:
+        return grounding.part_taken_up(question, tool, arguments, names)
+
+    asked = "What time is it in Tokyo, and what is 15% of 80?"
+    assert taken(asked, "current_time", {"timezone": "Asia/Tokyo"}) == "What time is it in Tokyo"
+    assert taken(asked, "calculate", {"expression": "80 * 0.15"}) == "what is 15% of 80?"
+    found_then = "Look up Kai's latest purchase, then cancel it"
+    assert taken(found_then, "cancel_order", {"order_id": "ORD-10522"}) == "cancel it"
+    # Taken up by no clause, or by each: the whole question.
+    assert taken(asked, "calculate", {"expression": "2 + 2"}) == asked
+    assert taken("What is 15% of 80?", "calculate", {"expression": "80 * 0.15"}) == (
+        "What is 15% of 80?"
+    )
+
+
 def test_a_part_left_is_taken_up_by_the_values_a_call_asks_not_its_defaults() -> None:
     @tool
     def search_emails(query: str = "", unread_only: bool = False, limit: int = 10) -> str:
@@ -1042,6 +1105,44 @@ def test_a_required_number_the_request_cannot_have_given_is_missing() -> None:
         Message(role="tool", parts=(failed,)),
     ]
     assert missing(conversation, made_up) == "value"
+
+
+def test_a_required_identifier_the_conversation_never_wrote_is_missing() -> None:
+    @tool(side_effect="destructive")
+    def cancel_order(order_id: str, reason: str = "") -> str:
+        """Cancel an order.
+
+        Args:
+            order_id: the order's id, e.g. "ORD-10517"
+            reason: why
+        """
+        return order_id
+
+    tools = [cancel_order.definition]
+
+    def missing(conversation: list[Message], order_id: str) -> str | None:
+        grounding = Grounding.of(conversation, tools)
+        return grounding.missing("cancel_order", {"order_id": order_id, "reason": "asked"})
+
+    assert missing([Message.user("Cancel the order please")], "ORD-10517") == "order_id"
+    assert missing([Message.user("Cancel the order please")], "ORD-1") == "order_id"
+    # Written whole, or its digits ("order 10517"), it is the user's (the tool judges it).
+    assert missing([Message.user("Cancel the order please")], "order") is None
+    assert missing([Message.user("cancel ord-10517")], "ORD-10517") is None
+    assert missing([Message.user("cancel order 10517")], "ORD-10517") is None
+    # So is one a result holds: an order found.
+    call = ToolCall(id="c1", name="search_orders", arguments={"customer": "Kai"})
+    found = ToolResult(call_id="c1", name="search_orders", content='[{"order_id": "ORD-10522"}]')
+    conversation = [
+        Message.user("Cancel Kai's order"),
+        Message(role="assistant", parts=(call,)),
+        Message(role="tool", parts=(found,)),
+    ]
+    assert missing(conversation, "ORD-10522") is None
+    assert missing(conversation, "ORD-10517") == "order_id"
+    grounding = Grounding.of(conversation, tools)
+    assert grounding.findable("cancel_order", "order_id")
+    assert not grounding.findable("cancel_order", "reason")
 
 
 @given(

@@ -772,9 +772,16 @@ def test_the_day_words_of_a_request_are_rendered_with_their_dates(
     assert "(tomorrow:" not in qwen.render(dataclasses.replace(asked, tools=()))
 
 
-def test_each_result_is_answered_from_the_request_and_that_result_alone() -> None:
+def test_each_result_is_answered_from_the_part_of_the_request_its_call_took_up() -> None:
     from toolwire.messages import ToolCall, ToolResult
     from toolwire.models.local._formats import HERMES
+    from toolwire.models.local._grounding import Grounding
+
+    def each_folded(conversation: list[Message]) -> tuple[tuple[Message, ...], ...]:
+        tools = tuple(TOOLS)
+        request = ModelRequest(messages=tuple(conversation), tools=tools)
+        grounding = Grounding.of(conversation, tools)
+        return local_model._each_result_folded(request, 1, HERMES, grounding)
 
     calls = [
         ToolCall(id=f"c{n}", name="get_order", arguments={"order_id": order})
@@ -792,18 +799,37 @@ def test_each_result_is_answered_from_the_request_and_that_result_alone() -> Non
         Message(role="assistant", parts=tuple(calls)),
         Message(role="tool", parts=tuple(results)),
     ]
-    each = local_model._each_result_folded(conversation, 1, HERMES)
+    each = each_folded(conversation)
     # The error is left out beside results that succeeded; the same result counts once.
     assert [folded[-1].text.count("<tool_response>") for folded in each] == [1, 1]
     assert "ORD-1 shipped" in each[0][-1].text and "ORD-2" not in each[0][-1].text[len(asked) :]
     assert "ORD-2 pending" in each[1][-1].text
+    # One clause: each result is answered from the whole request.
     assert all(
         folded[0] == conversation[0] and folded[-1].text.startswith(asked) for folded in each
     )
     # Only errors: each is answered.
     failed = [dataclasses.replace(result, is_error=True) for result in results]
     only_errors = [*conversation[:3], Message(role="tool", parts=tuple(failed))]
-    assert len(local_model._each_result_folded(only_errors, 1, HERMES)) == 3
+    assert len(each_folded(only_errors)) == 3
     # One result is answered as it is.
     one = [*conversation[:3], Message(role="tool", parts=(results[0], results[2]))]
-    assert local_model._each_result_folded(one, 1, HERMES) == ()
+    assert each_folded(one) == ()
+    # Each result of a request in two parts is answered from the part its call took up.
+    tokyo = ToolCall(id="t", name="current_time", arguments={"timezone": "Asia/Tokyo"})
+    percent = ToolCall(id="p", name="calculate", arguments={"expression": "80 * 15 / 100"})
+    two_parts = [
+        Message.system("Be brief."),
+        Message.user("What time is it in Tokyo, and what is 15% of 80?"),
+        Message(role="assistant", parts=(tokyo, percent)),
+        Message(
+            role="tool",
+            parts=(
+                ToolResult(call_id="t", name="current_time", content="03:07 in Asia/Tokyo"),
+                ToolResult(call_id="p", name="calculate", content="80 * 15 / 100 = 12"),
+            ),
+        ),
+    ]
+    time_part, percent_part = (folded[-1].text for folded in each_folded(two_parts))
+    assert time_part.startswith("What time is it in Tokyo\n") and "12" not in time_part
+    assert percent_part.startswith("what is 15% of 80?\n") and "03:07" not in percent_part

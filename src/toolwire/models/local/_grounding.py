@@ -46,19 +46,24 @@ turned off that the request never turns off. The reply drops such a call.
 
 A required number (no default) that the request cannot have given, since it writes no number
 and the conversation never wrote that one, is the user's to give (`missing`): the reply drops
-the call and asks for it.
+the call and asks for it. So is a required identifier (a string parameter the schema names `id`
+or `..._id`) that the conversation never wrote, whole or its digits: no model knows the user's
+order numbers, and "Cancel the order please" is not ORD-10517; a look-up may find it first.
+And so is a required date (an ISO date passed) of a call that changes something, where the user
+names no day, month or date: "Schedule a meeting with Marco" is not today at 10:00.
 
 The checks also say what a call the model writes on trial must hold to be kept: after results,
 a part of the request no call took up (`tools_left`, `takes_up_part`); after a follow-up, the
 same tool asked again for what the follow-up says (`follows_up`); in place of a first call that
-copied the documentation, a call asking for something the request says (`takes_up_request`).
+passed an identifier nobody gave, a look-up of something the request says beyond the action
+(`looks_up`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...builtin._units import known_unit
@@ -108,6 +113,8 @@ _DAY_NAMED = re.compile(
 """A day, a month or a date named: where the user names none, a date passed to an optional
 filter is made up."""
 _CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_IDENTIFIER_NAME = re.compile(r"(?:^|[_-])(?:id|ID)s?$|[a-z](?:Id|ID)s?$")
+"""What the name of a parameter taking an identifier ends with: "id", "order_id", "eventId"."""
 _NEGATION = re.compile(r"\b(?:not|no|without|never)\b|n't\b")
 _VARIATION = re.compile(r"\b(?:not|no|without|never|if|whether|unless)\b|n't\b")
 """What turns a flag off or makes it a condition: "what if the process is not isothermal", "and
@@ -388,6 +395,23 @@ class Grounding:
             left = [part for part, values in said if values.unused(answering.made)]
         return " ".join(left) if 0 < len(left) < len(parts) else request
 
+    def part_taken_up(
+        self, request: str, tool: str, arguments: Mapping[str, Any], tools: Sequence[str]
+    ) -> str:
+        """The clauses of `request` a call of `tool` (one of `tools`) took up: those holding a
+        piece of what it asked (not its defaults), or where none does, those naming the tool
+        ("cancel it" for the cancellation of an order found); the whole request where no
+        clause, or each one, is taken up."""
+        parts = clauses(request)
+        if len(parts) < 2:
+            return request
+        asked = self.guessable.get(tool, _NOTHING_GUESSABLE).asked(arguments)
+        said = [(part, RequestValues.of(part, tools)) for part in parts]
+        taken = [part for part, values in said if values.takes_up(asked, ())]
+        if not taken:
+            taken = [part for part, values in said if values.names(tool)]
+        return " ".join(taken).rstrip(",;: ") if 0 < len(taken) < len(parts) else request
+
     def follows_up(self, tool: str, arguments: Mapping[str, Any]) -> bool:
         """Whether a call to a new request asks a tool the conversation called before for
         the same again, but for what the request says: every value that differs from the
@@ -402,14 +426,25 @@ class Grounding:
         changed = {name: value for name, value in asked.items() if last.get(name) != value}
         return bool(changed) and request.extends(changed, [last])
 
-    def takes_up_request(self, tool: str, arguments: Mapping[str, Any]) -> bool:
-        """Whether a call to a new request asks for something it says: a value the call asks
-        (not a default) holds a piece of it."""
+    def looks_up(self, tool: str, arguments: Mapping[str, Any], unfounded: Iterable[str]) -> bool:
+        """Whether a call to a new request looks up what the request says beyond the action
+        of the `unfounded` tools (those whose call lacked an identifier): a value the call asks
+        (not a default) holds a piece of the request other than a word of their names
+        ("dentist" to find the appointment `cancel_event` wants; not "order" for
+        `refund_order`, which only says again what is to be done)."""
         request = self.request
         if request is None:
             return False
+        action = {
+            word[:_STEM]
+            for name in unfounded
+            for word in folded(_CAMEL_HUMP.sub(" ", name)).split()
+        }
+        beyond = replace(
+            request, words=frozenset(w for w in request.words if w[:_STEM] not in action)
+        )
         asked = self.guessable.get(tool, _NOTHING_GUESSABLE).asked(arguments)
-        return request.takes_up(asked, ())
+        return beyond.takes_up(asked, ())
 
     def takes_up_part(self, tool: str, arguments: Mapping[str, Any]) -> bool:
         """Whether a call made after tool results takes up a part of the request they answer
@@ -422,23 +457,37 @@ class Grounding:
         return answering.request.extends(asked, answering.made)
 
     def missing(self, tool: str, arguments: Mapping[str, Any]) -> str | None:
-        """The required number parameter (no default) a call passes a value the request (the
-        last, which any results since answer) cannot have given, if there is one: the request
-        writes no number, and the conversation never wrote that one. Only the user knows it
-        ("convert my height to cm" is not 17 m), so the right reply asks for it."""
+        """The required parameter a call passes a value only the user can give, and has not, if
+        there is one: a number (no default) where the request (the last, which any results
+        since answer) writes none, and the conversation never wrote that one ("convert my
+        height to cm" is not 17 m); an identifier the conversation never wrote (see
+        `_made_up_identifier`); a date no user named, for a call that changes something. The
+        right reply asks for it, or looks it up (`findable`)."""
         answering = self.answering
         request = self.request if answering is None else answering.request
-        if request is None or request.numbers:
+        if request is None:
             return None
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
-        return next(
-            (
+        needed = () if request.numbers else sorted(parameters.needed)
+        made_up = [name for name in needed if self._made_up_number(arguments.get(name))]
+        made_up += [
+            name
+            for name in sorted(parameters.identifiers)
+            if name in arguments and self._made_up_identifier(arguments[name])
+        ]
+        if tool in self.changing:
+            made_up += [
                 name
-                for name in sorted(parameters.needed)
-                if name in arguments and self._made_up_number(arguments[name])
-            ),
-            None,
-        )
+                for name in sorted(parameters.required)
+                if self._made_up_date(arguments.get(name))
+            ]
+        return made_up[0] if made_up else None
+
+    def findable(self, tool: str, parameter: str) -> bool:
+        """Whether the value of a parameter `missing` found may be looked up with another tool
+        before the user is asked for it: an identifier ("cancel the dentist" names the event
+        to find), not a number only the user knows."""
+        return parameter in self.guessable.get(tool, _NOTHING_GUESSABLE).identifiers
 
     def copied_example(self, arguments: Mapping[str, Any]) -> str | None:
         """The value `arguments` pass that copies an example of the tools' documentation, if
@@ -546,6 +595,14 @@ class Grounding:
         if self.numbers is None or isinstance(value, bool) or not isinstance(value, int | float):
             return False
         return abs(value) not in self.numbers
+
+    def _made_up_identifier(self, value: Any) -> bool:
+        """Whether an identifier is one the conversation never wrote: not whole, and not its
+        digits ("order 10517" gives "ORD-10517")."""
+        if not isinstance(value, str):
+            return False
+        digits = set(_DIGITS.findall(value))
+        return folded(value).strip() not in self.said and not (digits and digits <= self.digit_runs)
 
     def _made_up_date(self, value: Any) -> bool:
         return isinstance(value, str) and not self.names_day and bool(_ISO_DATE.fullmatch(value))
@@ -667,6 +724,11 @@ class _Guessable:
     """Required, taking a number or an integer, with no default: the user's to give. A count
     the request's words imply ("next week" is 7 days) is asked for too: a model that makes
     numbers up for requests its tools do not serve does so far more often."""
+    identifiers: frozenset[str] = frozenset()
+    """Required, taking a string with no default that the schema names an identifier
+    (`_IDENTIFIER_NAME`): the user's to give, or a result's."""
+    required: frozenset[str] = frozenset()
+    """Every required parameter."""
 
     def asked(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The arguments but those equal to their parameter's default."""
@@ -764,6 +826,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
     ends: dict[str, list[str]] = {"source": [], "target": []}
     defaults: dict[str, Any] = {}
     needed: set[str] = set()
+    identifiers: set[str] = set()
     for name, written in properties.items():
         if not isinstance(written, Mapping):
             continue
@@ -785,6 +848,8 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
                     ends[end].append(name)
             if isinstance(schema.get("enum"), list):
                 choices[name] = frozenset(map(str, schema["enum"]))
+            elif not optional and "default" not in schema and _IDENTIFIER_NAME.search(name):
+                identifiers.add(name)
         if optional and kind == "string" and "enum" in schema:
             options.add(name)
         elif optional and kind == "string":
@@ -817,6 +882,8 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         from_to,
         defaults,
         frozenset(needed),
+        frozenset(identifiers),
+        frozenset(required),
     )
 
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import re
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
@@ -446,7 +447,7 @@ class LocalModel:
                 each_result=(
                     ()
                     if asked is None or not EACH_RESULT_ANSWERED
-                    else _each_result_folded(request.messages, asked, loaded.call_format)
+                    else _each_result_folded(request, asked, loaded.call_format, grounding)
                 ),
                 grounding=grounding,
                 part_left=self._part_left(request, grounding, asked),
@@ -489,12 +490,18 @@ def _follow_up(request: ModelRequest, grounding: Grounding | None) -> tuple[Tool
     return tuple(tool for tool in request.tools if tool.name in grounding.called)
 
 
+_EXAMPLE = re.compile(r",?\s*\(?\b(?:e\.g\.|for example|such as)\s", re.IGNORECASE)
+
+
 def _asking(request: ModelRequest, tool: str, parameter: str) -> ModelRequest:
     """The conversation up to the user's last request, with a note after it: it does not say
     the value of the tool's `parameter` (as its description puts it), which the reply is to
     ask for."""
     schema = next((t.parameters for t in request.tools if t.name == tool), {})
     described = (schema.get("properties") or {}).get(parameter, {}).get("description")
+    # The description's example is no value of the user's: told it, a small model asks
+    # whether the value is the example.
+    described = _EXAMPLE.split(described)[0] if isinstance(described, str) else None
     what = (
         described.strip().rstrip(".")
         if isinstance(described, str) and described.strip()
@@ -529,28 +536,46 @@ def _results_folded(
 
 
 def _each_result_folded(
-    messages: Sequence[Message], last: int, call_format: CallFormat
+    request: ModelRequest, last: int, call_format: CallFormat, grounding: Grounding | None
 ) -> tuple[tuple[Message, ...], ...]:
     """For each result since the last user message (at `last`), the conversation with that
-    result alone folded into the message (see `EACH_RESULT_ANSWERED`); results that are errors
-    are left out where any call succeeded, and a result repeated counts once. None where that
-    leaves one result, which is answered as it is."""
-    results = [result for m in messages[last + 1 :] for result in m.tool_results]
+    result alone folded into the message, which keeps only the part of the question its call
+    took up (`Grounding.part_taken_up`; see `EACH_RESULT_ANSWERED`): told the whole question,
+    a small model answers the part another result answers from this one ("15% of 80 is 120"
+    beside the time). Results that are errors are left out where any call succeeded, and a
+    result repeated counts once. None where that leaves one result, which is answered as it
+    is."""
+    messages = request.messages
+    since = messages[last + 1 :]
+    calls = {call.id: call for message in since for call in message.tool_calls}
+    results = [result for message in since for result in message.tool_results]
     succeeded = [result for result in results if not result.is_error] or results
-    contents = list(dict.fromkeys(result.content for result in succeeded))
-    if len(contents) < 2:
+    first = {result.content: result for result in reversed(succeeded)}
+    if len(first) < 2:
         return ()
-    return tuple(_folded(messages, last, [content], call_format) for content in contents)
+    question, names = messages[last].text, [tool.name for tool in request.tools]
+    folded = []
+    for content in dict.fromkeys(result.content for result in succeeded):
+        call = calls.get(first[content].call_id)
+        part = question
+        if grounding is not None and call is not None:
+            part = grounding.part_taken_up(question, call.name, call.arguments, names)
+        folded.append(_folded(messages, last, [content], call_format, part))
+    return tuple(folded)
 
 
 def _folded(
-    messages: Sequence[Message], last: int, results: Sequence[str], call_format: CallFormat
+    messages: Sequence[Message],
+    last: int,
+    results: Sequence[str],
+    call_format: CallFormat,
+    question: str | None = None,
 ) -> tuple[Message, ...]:
     blocks = "\n\n".join(
         f"{call_format.result_start}{content}{call_format.result_end}" for content in results
     )
-    question = messages[last].text
-    return (*messages[:last], Message.user(f"{question}\n\n{blocks}\n\n{ANSWER_FROM_RESULTS}"))
+    asked = messages[last].text if question is None else question
+    return (*messages[:last], Message.user(f"{asked}\n\n{blocks}\n\n{ANSWER_FROM_RESULTS}"))
 
 
 def _generation(tokens: list[int], settings: ModelSettings, model: LocalModel) -> GenerationRequest:

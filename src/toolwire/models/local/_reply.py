@@ -23,8 +23,9 @@ request; made-up values where the tool's earlier calls took theirs from the requ
 call again with a flag turned off: see `Grounding.made_up`) is dropped while the model writes
 on, as is a call passing an identifier copied from the tools' documentation
 (`Grounding.copied_example`); where that leaves a reply to a new request with no call, one call
-to a tool that changes nothing is written on trial instead (`Reply._instead_of_copying`). A
-`decide` reply left with no new call is written again as text.
+to a tool that changes nothing is written on trial instead (`Reply._look_up_instead`), as it is
+where the first call passes an identifier nobody gave (`Grounding.missing`), before the reply
+asks for it. A `decide` reply left with no new call is written again as text.
 """
 
 from __future__ import annotations
@@ -56,10 +57,12 @@ from ._engine import Contrast, Engine, Gate, Generation, GenerationRequest, GoOn
 from ._formats import CallFormat, call_key
 from ._grounding import Grounding, changes, folded
 
-__all__ = ["TRIALS", "PartLeft", "Plan", "Reply", "Steering"]
+__all__ = ["ANSWER_ATTEMPTS", "TRIALS", "PartLeft", "Plan", "Reply", "Steering"]
 
 TRIALS = 3
 """How many calls a part of the request left may be tried with, each to a tool not tried yet."""
+ANSWER_ATTEMPTS = 3
+"""How many times an answer is written while it only says the question again (`_answer`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,8 +186,9 @@ class Reply:
         """The last call `_calls` stopped at rather than pass on."""
         self.dropped: set[str] = set()
         """The calls (`call_key` of what the model wrote) dropped from the reply."""
-        self.copying: set[str] = set()
-        """The tools whose first call in the reply copied the documentation's example."""
+        self.unfounded: set[str] = set()
+        """The tools whose first call in the reply passed an identifier nobody gave: copied
+        from the documentation's example, or made up."""
         self.request_values = request_values
         self.reader = reader
         self.prose_reader = prose_reader
@@ -261,13 +265,15 @@ class Reply:
                     seen.add(call.key)
                     if not written and (missing := self._missing(call)):
                         self.asking = (str(call.name), missing)
+                        if self._findable(call, missing):
+                            self.unfounded.add(str(call.name))
                         yield self._drop(call, _missing_why(missing))
                         repeated = True
                         run.stop()
                         break
                     if copied := self._copied_example(call):
                         if not written:
-                            self.copying.add(str(call.name))
+                            self.unfounded.add(str(call.name))
                         yield self._drop(call, _copied_why(copied))
                         continue
                     if self._made_up(call, written):
@@ -393,8 +399,8 @@ class Reply:
         if decided:
             async for event in self._calls(set(self.plan.answered), self._under(self.plan.grammar)):
                 yield event
-            if not self.kept and self.copying and self.request_values is not None:
-                async for event in self._instead_of_copying():
+            if not self.kept and self.unfounded and self.request_values is not None:
+                async for event in self._look_up_instead():
                     yield event
             if not self.kept:
                 # Written as text, it can still hold a call in a format the scanner reads; a
@@ -413,10 +419,10 @@ class Reply:
             for event in self._read("".join(held)):
                 yield event
 
-    def _instead_of_copying(self) -> AsyncIterator[ModelEvent]:
-        """A call on trial to another tool than those whose first call copied an identifier
-        from the documentation, kept if it asks for something the request says
-        (`Grounding.takes_up_request`): a small model reaches for the tool that acts on an
+    def _look_up_instead(self) -> AsyncIterator[ModelEvent]:
+        """A call on trial to another tool than those whose first call passed an identifier
+        nobody gave, kept if it looks up something the request says beyond the action
+        (`Grounding.looks_up`): a small model reaches for the tool that acts on an
         identifier ("cancel the dentist", "open Tom's email") before the one that finds it, or
         for the calculator's example where it knows no better. Only tools that change nothing
         are tried: a call nobody asked for must not create or send anything ("open Tom's email"
@@ -424,9 +430,14 @@ class Reply:
         tools = [
             tool
             for tool in self.plan.tools
-            if tool.name not in self.copying and tool.side_effect == "read_only"
+            if tool.name not in self.unfounded and tool.side_effect == "read_only"
         ]
-        return self._on_trial(self.base.tokens, tools, self._kept_by(Grounding.takes_up_request))
+        unfounded = frozenset(self.unfounded)
+
+        def looks_up(grounding: Grounding, tool: str, arguments: dict[str, Any]) -> bool:
+            return grounding.looks_up(tool, arguments, unfounded)
+
+        return self._on_trial(self.base.tokens, tools, self._kept_by(looks_up))
 
     def _under(self, grammar: str | None) -> GenerationRequest:
         return dataclasses.replace(self.base, grammar=grammar)
@@ -487,6 +498,11 @@ class Reply:
             return None
         return grounding.missing(call.name, call.arguments)
 
+    def _findable(self, call: _Call, parameter: str) -> bool:
+        """Whether the value the call lacks may be looked up first (`Grounding.findable`)."""
+        grounding = self.plan.grounding
+        return grounding is not None and grounding.findable(str(call.name), parameter)
+
     def _copied_example(self, call: _Call) -> str | None:
         """The identifier the call copies from its tool's documentation (see
         `Grounding.copied_example`): no call of the user's."""
@@ -541,38 +557,40 @@ class Reply:
 
     async def _answer(self) -> AsyncIterator[ModelEvent]:
         """The reply written as text instead of a call (`_no_call`). An answer that only says
-        the question again answers nothing (small models asked to answer from results often
-        copy the request): it is held back while it could be that, and written again, not
-        opening as it did, when it is."""
+        the question again answers nothing (small models asked to answer from results, or to
+        ask for a value, often copy the request): it is held back while it could be that, and
+        written again, not opening as it did, when it is, up to `ANSWER_ATTEMPTS` times (the
+        same words come back under another first token: "Where" banned, "Wh" + "ere")."""
         request = self._no_call()
-        question = folded(self.plan.question or "").strip()
-        run = start(self.engine, request)
-        held: str | None = ""
-        try:
-            async for piece in run.pieces():
-                if held is not None and question:
-                    held += piece
-                    if question.startswith(folded(held).strip()):
-                        continue
-                    piece, held = held, None
-                for event in self._read(piece):
+        asked = self.plan.question
+        if asked is None and self.request_values is not None:
+            asked = self.request_values.text
+        question = folded(asked or "").strip()
+        for attempt in range(1, ANSWER_ATTEMPTS + 1):
+            run = start(self.engine, request)
+            held: str | None = ""
+            try:
+                async for piece in run.pieces():
+                    if held is not None and question:
+                        held += piece
+                        if question.startswith(folded(held).strip()):
+                            continue
+                        piece, held = held, None
+                    for event in self._read(piece):
+                        yield event
+            finally:
+                run.stop()
+            self._record(run.result)
+            if held is None or not held.strip():
+                return
+            if folded(held).strip() != question or attempt == ANSWER_ATTEMPTS:
+                for event in self._read(held):
                     yield event
-        finally:
-            run.stop()
-        self._record(run.result)
-        if held is None or not held.strip():
-            return
-        if folded(held).strip() != question:
-            for event in self._read(held):
-                yield event
-            return
-        opener = self.engine.tokenize(held.lstrip())[:1]
-        gate = request.gate
-        banned = (*gate.tokens, *opener) if gate is not None else tuple(opener)
-        async for event in self._generate(
-            dataclasses.replace(request, gate=Gate(banned, math.inf))
-        ):
-            yield event
+                return
+            opener = self.engine.tokenize(held.lstrip())[:1]
+            gate = request.gate
+            banned = (*gate.tokens, *opener) if gate is not None else tuple(opener)
+            request = dataclasses.replace(request, gate=Gate(banned, math.inf))
 
     async def _each_result_answered(
         self, prompts: Callable[[], Sequence[Sequence[int]]]
