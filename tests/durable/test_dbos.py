@@ -154,6 +154,26 @@ def test_bad_input_to_a_client_is_a_clear_error() -> None:
         durable.Client("mysql://localhost/x")
 
 
+def test_a_run_cancelled_while_it_waits_stops_waiting(capfd: pytest.CaptureFixture[str]) -> None:
+    # Blocked in the wait, the execution would never see the cancel: it notices it itself, and
+    # DBOS says so as it parks it.
+    async def main() -> None:
+        said = ""
+        async with durable.Worker(Agent(ScriptedModel(deleting), [delete]), poll_interval=0.05):
+            with durable.Client() as client:
+                run_id = client.submit("delete it", run_id="r7")
+                await until("waiting", client, run_id)
+                client.cancel(run_id)
+                with anyio.fail_after(10):
+                    while True:
+                        said += capfd.readouterr().err
+                        if "r7 was cancelled during execution" in said:
+                            return
+                        await anyio.sleep(0.05)
+
+    anyio.run(main)
+
+
 def test_a_cancelled_run_resumes_where_it_was() -> None:
     """The execution cancelled while it waited stops: it neither takes the approval meant for
     the resumed one nor runs the tool or the model a second time."""
