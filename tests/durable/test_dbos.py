@@ -154,9 +154,11 @@ def test_bad_input_to_a_client_is_a_clear_error() -> None:
         durable.Client("mysql://localhost/x")
 
 
-def test_a_run_cancelled_while_it_waits_stops_waiting(capfd: pytest.CaptureFixture[str]) -> None:
+def test_a_run_cancelled_while_it_waits_stops_waiting(
+    caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]
+) -> None:
     # Blocked in the wait, the execution would never see the cancel: it notices it itself, and
-    # DBOS says so as it parks it.
+    # DBOS says so as it parks it (through logging, or on the stream its handler was given).
     async def main() -> None:
         said = ""
         async with durable.Worker(Agent(ScriptedModel(deleting), [delete]), poll_interval=0.05):
@@ -166,7 +168,7 @@ def test_a_run_cancelled_while_it_waits_stops_waiting(capfd: pytest.CaptureFixtu
                 client.cancel(run_id)
                 with anyio.fail_after(10):
                     while True:
-                        said += capfd.readouterr().err
+                        said += capfd.readouterr().err + caplog.text
                         if "r7 was cancelled during execution" in said:
                             return
                         await anyio.sleep(0.05)
