@@ -62,7 +62,7 @@ passed an identifier nobody gave, a look-up of something the request says beyond
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -385,15 +385,17 @@ class Grounding:
         of 80?"); the whole request where no clause, or each one, is left. Asked the whole
         request, a small model asks the tool left for the part already done ("Wednesday" as
         the email search for "What's on my calendar tomorrow, and any unread emails?")."""
-        answering, parts = self.answering, clauses(request)
-        if answering is None or len(parts) < 2:
+        answering = self.answering
+        if answering is None:
             return request
         names = [tool.name for tool in tools]
-        said = [(part, RequestValues.of(part, names)) for part in parts]
-        left = [part for part, values in said if any(map(values.names, names))]
-        if not left:
-            left = [part for part, values in said if values.unused(answering.made)]
-        return " ".join(left) if 0 < len(left) < len(parts) else request
+        left = _clauses_picked(
+            request,
+            names,
+            lambda values: any(map(values.names, names)),
+            lambda values: bool(values.unused(answering.made)),
+        )
+        return request if left is None else " ".join(left)
 
     def part_taken_up(
         self, request: str, tool: str, arguments: Mapping[str, Any], tools: Sequence[str]
@@ -402,15 +404,14 @@ class Grounding:
         piece of what it asked (not its defaults), or where none does, those naming the tool
         ("cancel it" for the cancellation of an order found); the whole request where no
         clause, or each one, is taken up."""
-        parts = clauses(request)
-        if len(parts) < 2:
-            return request
         asked = self.guessable.get(tool, _NOTHING_GUESSABLE).asked(arguments)
-        said = [(part, RequestValues.of(part, tools)) for part in parts]
-        taken = [part for part, values in said if values.takes_up(asked, ())]
-        if not taken:
-            taken = [part for part, values in said if values.names(tool)]
-        return " ".join(taken).rstrip(",;: ") if 0 < len(taken) < len(parts) else request
+        taken = _clauses_picked(
+            request,
+            tools,
+            lambda values: values.takes_up(asked, ()),
+            lambda values: values.names(tool),
+        )
+        return request if taken is None else " ".join(taken).rstrip(",;: ")
 
     def follows_up(self, tool: str, arguments: Mapping[str, Any]) -> bool:
         """Whether a call to a new request asks a tool the conversation called before for
@@ -776,6 +777,22 @@ def _answering(
             results[result.name] = (*results.get(result.name, ()), result.content)
             failed = failed or result.is_error
     return _Answering(request, made, undefaulted, results, failed) if made else None
+
+
+def _clauses_picked(
+    request: str, tool_names: Sequence[str], *picks: Callable[[RequestValues], bool]
+) -> list[str] | None:
+    """The clauses of `request` (see `clauses`) that the first of `picks` to keep any keeps;
+    None where the request is one clause, or that pick keeps each one or no pick keeps any."""
+    parts = clauses(request)
+    if len(parts) < 2:
+        return None
+    said = [(part, RequestValues.of(part, tool_names)) for part in parts]
+    for pick in picks:
+        picked = [part for part, values in said if pick(values)]
+        if picked:
+            return picked if len(picked) < len(parts) else None
+    return None
 
 
 def _echoes(arguments: Mapping[str, Any], returned: Iterable[str]) -> bool:

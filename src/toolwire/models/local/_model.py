@@ -52,7 +52,7 @@ import anyio.to_thread
 
 from ...errors import UsageError
 from ...events import ModelEvent
-from ...messages import Message, ToolCall
+from ...messages import Message, ToolCall, ToolResult
 from ...textcalls import ModelEventReader, PromptedTools, profile_for_model
 from ...tools import ToolDefinition
 from .._base import ModelProfile, ModelRequest, ModelSettings, NamedToolChoice
@@ -550,13 +550,15 @@ def _each_result_folded(
     calls = {call.id: call for message in since for call in message.tool_calls}
     results = [result for message in since for result in message.tool_results]
     succeeded = [result for result in results if not result.is_error] or results
-    first = {result.content: result for result in reversed(succeeded)}
-    if len(first) < 2:
+    distinct: dict[str, ToolResult] = {}
+    for result in succeeded:
+        distinct.setdefault(result.content, result)
+    if len(distinct) < 2:
         return ()
     question, names = messages[last].text, [tool.name for tool in request.tools]
     folded = []
-    for content in dict.fromkeys(result.content for result in succeeded):
-        call = calls.get(first[content].call_id)
+    for content, result in distinct.items():
+        call = calls.get(result.call_id)
         part = question
         if grounding is not None and call is not None:
             part = grounding.part_taken_up(question, call.name, call.arguments, names)
