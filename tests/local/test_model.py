@@ -804,6 +804,11 @@ def test_each_result_is_answered_from_the_part_of_the_request_its_call_took_up()
     assert [folded[-1].text.count("<tool_response>") for folded in each] == [1, 1]
     assert "ORD-1 shipped" in each[0][-1].text and "ORD-2" not in each[0][-1].text[len(asked) :]
     assert "ORD-2 pending" in each[1][-1].text
+    # Each result is asked for a sentence; all the results at once, for their details.
+    assert all(folded[-1].text.endswith(local_model.ANSWER_EACH_RESULT) for folded in each)
+    whole = local_model._results_folded(conversation, 1, HERMES)
+    assert whole is not None and whole[-1].text.endswith(local_model.ANSWER_FROM_RESULTS)
+    assert whole[-1].text.count("<tool_response>") == 4
     # One clause: each result is answered from the whole request.
     assert all(
         folded[0] == conversation[0] and folded[-1].text.startswith(asked) for folded in each

@@ -120,12 +120,21 @@ earlier call asked, a value the request lists with one that has; asking another 
 holding pieces of the request (see `_coverage`). Small models give a second call of a parallel
 request as little as 2e-05 after the first, and write it right when made to."""
 
-ANSWER_FROM_RESULTS = "Answer in one sentence, in plain text."
-"""Asks for the answer when the model would only repeat a call (chosen on the built-in tools)."""
+ANSWER_FROM_RESULTS = (
+    "Answer the question from the results above, in plain text, with the details they give."
+)
+"""Asks for the answer when the model would only repeat a call. Asked for one sentence, a small
+model answers a list with "the events are listed in the response"; asked for the details, with
+the events (chosen on the dev half of the everyday-requests suite)."""
+
+ANSWER_EACH_RESULT = "Answer in one sentence, in plain text."
+"""Asks for one result's sentence where each result is answered in turn (`EACH_RESULT_ANSWERED`):
+told to give the details, a small model writes a sentence about the request instead ("the team
+is split between Dubai and São Paulo")."""
 
 EACH_RESULT_ANSWERED = True
 """Where the calls answering a request returned several results, the answer is a sentence from
-each result in turn, the request and that result folded into one message (as `ANSWER_FROM_RESULTS`
+each result in turn, the request and that result folded into one message (as `ANSWER_EACH_RESULT`
 asks): told everything at once, a small model reports one result ("the time in Tokyo is ..."
 for four cities) or merges them ("ORD-10501 and ORD-10522 are shipped")."""
 
@@ -532,7 +541,7 @@ def _results_folded(
     results = [result.content for m in messages[last + 1 :] for result in m.tool_results]
     if not results:
         return None
-    return _folded(messages, last, results, call_format)
+    return _folded(messages, last, results, call_format, ANSWER_FROM_RESULTS)
 
 
 def _each_result_folded(
@@ -562,7 +571,7 @@ def _each_result_folded(
         part = question
         if grounding is not None and call is not None:
             part = grounding.part_taken_up(question, call.name, call.arguments, names)
-        folded.append(_folded(messages, last, [content], call_format, part))
+        folded.append(_folded(messages, last, [content], call_format, ANSWER_EACH_RESULT, part))
     return tuple(folded)
 
 
@@ -571,13 +580,14 @@ def _folded(
     last: int,
     results: Sequence[str],
     call_format: CallFormat,
+    instruction: str,
     question: str | None = None,
 ) -> tuple[Message, ...]:
     blocks = "\n\n".join(
         f"{call_format.result_start}{content}{call_format.result_end}" for content in results
     )
     asked = messages[last].text if question is None else question
-    return (*messages[:last], Message.user(f"{asked}\n\n{blocks}\n\n{ANSWER_FROM_RESULTS}"))
+    return (*messages[:last], Message.user(f"{asked}\n\n{blocks}\n\n{instruction}"))
 
 
 def _generation(tokens: list[int], settings: ModelSettings, model: LocalModel) -> GenerationRequest:
