@@ -1145,6 +1145,46 @@ def test_a_required_identifier_the_conversation_never_wrote_is_missing() -> None
     assert not grounding.findable("cancel_order", "reason")
 
 
+def test_free_text_that_is_its_parameters_description_is_missing() -> None:
+    @tool
+    def search_code(text: str, file_pattern: str = "*") -> str:
+        """Search the repository's files for lines holding a piece of text.
+
+        Args:
+            text: the text to find
+            file_pattern: which files, e.g. "*.py" or "tests/*"
+        """
+        return text
+
+    @tool
+    def search_notes(query: str) -> str:
+        """Search the notes.
+
+        Args:
+            query: what to look for, in a few words (e.g. "run log")
+        """
+        return query
+
+    tools = [search_code.definition, search_notes.definition]
+
+    def missing(request: str, name: str, arguments: dict[str, str]) -> str | None:
+        return Grounding.of([Message.user(request)], tools).missing(name, arguments)
+
+    assert missing("search the code", "search_code", {"text": "the text to find"}) == "text"
+    assert missing("search the code", "search_code", {"text": "The text to find."}) == "text"
+    assert missing("search the code for TTL", "search_code", {"text": "TTL"}) is None
+    # The description up to its examples, or whole, is no value; a piece of it can be.
+    asked = "How do I write a tool?"
+    assert missing(asked, "search_notes", {"query": "what to look for, in a few words"}) == "query"
+    described = 'what to look for, in a few words (e.g. "run log")'
+    assert missing(asked, "search_notes", {"query": described}) == "query"
+    assert missing(asked, "search_notes", {"query": "what to look for"}) is None
+    # Written by the user, it is the user's.
+    assert missing("find 'the text to find'", "search_code", {"text": "the text to find"}) is None
+    # An optional parameter is not the user's to give.
+    assert missing("search the code", "search_code", {"text": "x", "file_pattern": "*.py"}) is None
+
+
 @given(
     st.dictionaries(
         st.sampled_from(["timezone", "value", "unit"]),

@@ -50,7 +50,9 @@ the call and asks for it. So is a required identifier (a string parameter the sc
 or `..._id`) that the conversation never wrote, whole or its digits: no model knows the user's
 order numbers, and "Cancel the order please" is not ORD-10517; a look-up may find it first.
 And so is a required date (an ISO date passed) of a call that changes something, where the user
-names no day, month or date: "Schedule a meeting with Marco" is not today at 10:00.
+names no day, month or date: "Schedule a meeting with Marco" is not today at 10:00. And so is
+required free text that is its parameter's description ("the text to find" for "search the
+code"): the model copied the documentation.
 
 The checks also say what a call the model writes on trial must hold to be kept: after results,
 a part of the request no call took up (`tools_left`, `takes_up_part`); after a follow-up, the
@@ -72,7 +74,7 @@ from ...tools import ToolDefinition
 from ._coverage import RequestValues, clauses, leaves
 from ._relevance import last_question, last_request
 
-__all__ = ["Grounding", "changes", "folded"]
+__all__ = ["Grounding", "changes", "folded", "without_examples"]
 
 _SEPARATORS = re.compile(r"[\W_]+")
 _TELLING_WORD = 4
@@ -462,8 +464,10 @@ class Grounding:
         there is one: a number (no default) where the request (the last, which any results
         since answer) writes none, and the conversation never wrote that one ("convert my
         height to cm" is not 17 m); an identifier the conversation never wrote (see
-        `_made_up_identifier`); a date no user named, for a call that changes something. The
-        right reply asks for it, or looks it up (`findable`)."""
+        `_made_up_identifier`); a date no user named, for a call that changes something; free
+        text that is its parameter's description ("the text to find" for "search the code"),
+        the model copying the documentation. The right reply asks for it, or looks it up
+        (`findable`)."""
         answering = self.answering
         request = self.request if answering is None else answering.request
         if request is None:
@@ -482,6 +486,13 @@ class Grounding:
                 for name in sorted(parameters.required)
                 if self._made_up_date(arguments.get(name))
             ]
+        made_up += [
+            name
+            for name, said in sorted(parameters.described.items())
+            if isinstance(value := arguments.get(name), str)
+            and folded(value) in said
+            and folded(value) not in self.said
+        ]
         return made_up[0] if made_up else None
 
     def findable(self, tool: str, parameter: str) -> bool:
@@ -730,6 +741,9 @@ class _Guessable:
     (`_IDENTIFIER_NAME`): the user's to give, or a result's."""
     required: frozenset[str] = frozenset()
     """Every required parameter."""
+    described: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Required, taking free text: what its description says it is, folded, whole and without
+    its examples ("the text to find"), which no user's value is."""
 
     def asked(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The arguments but those equal to their parameter's default."""
@@ -844,6 +858,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
     defaults: dict[str, Any] = {}
     needed: set[str] = set()
     identifiers: set[str] = set()
+    described: dict[str, frozenset[str]] = {}
     for name, written in properties.items():
         if not isinstance(written, Mapping):
             continue
@@ -867,6 +882,8 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
                 choices[name] = frozenset(map(str, schema["enum"]))
             elif not optional and "default" not in schema and _IDENTIFIER_NAME.search(name):
                 identifiers.add(name)
+            if not optional and "enum" not in schema and (said := _said_by(schema)):
+                described[name] = said
         if optional and kind == "string" and "enum" in schema:
             options.add(name)
         elif optional and kind == "string":
@@ -901,7 +918,26 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         frozenset(needed),
         frozenset(identifiers),
         frozenset(required),
+        described,
     )
+
+
+_EXAMPLES_AFTER = re.compile(r",?\s*\(?\b(?:e\.g\.|for example|such as)\s", re.IGNORECASE)
+
+
+def without_examples(description: str) -> str:
+    """A description up to where it goes on to its examples: they are no value of the user's."""
+    return _EXAMPLES_AFTER.split(description)[0]
+
+
+def _said_by(schema: Mapping[str, Any]) -> frozenset[str]:
+    """A parameter's description, folded, whole and up to its examples, where it has two words
+    or more (a one-word description may be a value too)."""
+    description = schema.get("description")
+    if not isinstance(description, str):
+        return frozenset()
+    versions = {folded(description), folded(without_examples(description))}
+    return frozenset(version for version in versions if len(version.split()) >= 2)
 
 
 def _not_null(schema: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -42,7 +42,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import re
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
@@ -62,7 +61,7 @@ from ._dates import with_dates
 from ._engine import Engine, GenerationRequest
 from ._formats import PROMPTED, CallFormat, call_key, detect_format
 from ._grammar import calls_grammar
-from ._grounding import Grounding
+from ._grounding import Grounding, without_examples
 from ._relevance import (
     RELEVANCE_NEUTRAL,
     RELEVANCE_WEIGHT,
@@ -499,9 +498,6 @@ def _follow_up(request: ModelRequest, grounding: Grounding | None) -> tuple[Tool
     return tuple(tool for tool in request.tools if tool.name in grounding.called)
 
 
-_EXAMPLE = re.compile(r",?\s*\(?\b(?:e\.g\.|for example|such as)\s", re.IGNORECASE)
-
-
 def _asking(request: ModelRequest, tool: str, parameter: str) -> ModelRequest:
     """The conversation up to the user's last request, with a note after it: it does not say
     the value of the tool's `parameter` (as its description puts it), which the reply is to
@@ -510,7 +506,7 @@ def _asking(request: ModelRequest, tool: str, parameter: str) -> ModelRequest:
     described = (schema.get("properties") or {}).get(parameter, {}).get("description")
     # The description's example is no value of the user's: told it, a small model asks
     # whether the value is the example.
-    described = _EXAMPLE.split(described)[0] if isinstance(described, str) else None
+    described = without_examples(described) if isinstance(described, str) else None
     what = (
         described.strip().rstrip(".")
         if isinstance(described, str) and described.strip()
