@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bench.local_answers import main as run_answers
 from bench.local_requests import main as run_requests
 from bench.requests.checks import (
     MISSING,
@@ -433,3 +434,29 @@ def test_the_runner_runs_two_models_item_by_item_in_shards_and_compares_them(
     assert all(model in side_by_side for model in models)
     with pytest.raises(SystemExit):
         run_requests([*argv, "--shard", "2/2"])
+
+
+def test_the_answer_step_is_scored_alone_from_the_expected_calls_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chosen = ["builtin-time-tokyo", "builtin-calc-tip", "assistant-calendar-tomorrow"]
+    replies = [  # one per item, in the suite's order: the calls were made by the bench
+        {"text": "It is 23:25 in Tokyo."},
+        {"tool_calls": [{"name": "calculate", "arguments": {"expression": "1"}}]},
+        {"text": "Yes, you have two events tomorrow."},  # which ones is left out
+    ]
+    assert [item.id for item in ITEMS if item.id in chosen] == chosen
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(replies))
+    out = tmp_path / "out.jsonl"
+    argv = ["--model", f"scripted:{script}", "--split", "all", "--out", str(out), "--ids", *chosen]
+    assert run_answers(argv) == 0
+    rows = {row["id"]: row for row in map(json.loads, out.read_text().splitlines())}
+    assert [rows[i]["right"] for i in chosen] == [True, False, False]
+    assert rows["assistant-calendar-tomorrow"]["answer"].startswith("Yes")
+    assert rows["builtin-calc-tip"]["calls"] == 1
+    table = capsys.readouterr().out
+    assert "called again: 1" in table
+    # Run again: every id is there, so the script (now exhausted) is never asked.
+    assert run_answers(argv) == 0
+    assert len(out.read_text().splitlines()) == 3
