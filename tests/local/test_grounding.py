@@ -1185,6 +1185,42 @@ def test_free_text_that_is_its_parameters_description_is_missing() -> None:
     assert missing("search the code", "search_code", {"text": "x", "file_pattern": "*.py"}) is None
 
 
+def test_a_look_up_on_trial_is_held_to_the_requests_words() -> None:
+    import re
+
+    from toolwire.models.local._formats import HERMES
+    from toolwire.models.local._grammar import calls_grammar
+
+    @tool
+    def search_notes(query: str, limit: int = 3) -> str:
+        """Search the notes.
+
+        Args:
+            query: what to look for, in a few words
+            limit: at most this many
+        """
+        return query
+
+    conversation = [Message.user("How do I write a tool in toolwire's cache.py?")]
+    worded = Grounding.of(conversation, [search_notes.definition]).in_request_words(
+        search_notes.definition
+    )
+    properties = worded.parameters["properties"]
+    pattern = re.compile(properties["query"]["pattern"])
+    assert pattern.fullmatch("write a tool") and pattern.fullmatch("cache.py")
+    assert not pattern.fullmatch("what to look for, in a few words")
+    assert not pattern.fullmatch("a tool for cache.py")  # "for" is no word of the request
+    assert "pattern" not in properties["limit"]
+    assert worded.name == "search_notes" and worded.description == "Search the notes."
+    # llama.cpp's converter takes the pattern into the call grammar.
+    grammar = calls_grammar(HERMES, [worded], strict=True, parallel=False)
+    assert "toolwir" in grammar and "in a few words" not in grammar
+    # Nothing to hold it to: the tool as it is.
+    definition = search_notes.definition
+    bare = Grounding.of([Message.user("???")], [definition])
+    assert bare.in_request_words(definition) is definition
+
+
 @given(
     st.dictionaries(
         st.sampled_from(["timezone", "value", "unit"]),

@@ -115,6 +115,7 @@ _DAY_NAMED = re.compile(
 """A day, a month or a date named: where the user names none, a date passed to an optional
 filter is made up."""
 _CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_WRITTEN_WORD = re.compile(r"\w+")
 _IDENTIFIER_NAME = re.compile(r"(?:^|[_-])(?:id|ID)s?$|[a-z](?:Id|ID)s?$")
 """What the name of a parameter taking an identifier ends with: "id", "order_id", "eventId"."""
 _NEGATION = re.compile(r"\b(?:not|no|without|never)\b|n't\b")
@@ -179,6 +180,8 @@ class Grounding:
     called: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """Where the conversation ends with a request: by tool name, the arguments of the last call
     of each tool it made before."""
+    request_words: tuple[str, ...] = ()
+    """The words of the request the conversation ends with, as written, each once."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -228,6 +231,7 @@ class Grounding:
             answering=None if last else _answering(list(messages), guessable),
             changing=frozenset(tool.name for tool in tools if tool.side_effect != "read_only"),
             called=called if last else {},
+            request_words=tuple(dict.fromkeys(_WRITTEN_WORD.findall(last.text))) if last else (),
         )
 
     def arguments(
@@ -448,6 +452,26 @@ class Grounding:
         )
         asked = self.guessable.get(tool, _NOTHING_GUESSABLE).asked(arguments)
         return beyond.takes_up(asked, ())
+
+    def in_request_words(self, tool: ToolDefinition) -> ToolDefinition:
+        """`tool` with each required free-text parameter held to words of the request, for a
+        look-up written on trial (`looks_up` keeps only one asking for a piece of the request):
+        asked to look something up it cannot place, a small model writes the parameter's
+        description ("what to look for, in a few words") however often it is refused."""
+        properties = tool.parameters.get("properties")
+        described = self.guessable.get(tool.name, _NOTHING_GUESSABLE).described
+        if not self.request_words or not isinstance(properties, Mapping) or not described:
+            return tool
+        word = f"({'|'.join(self.request_words)})"
+        held = {"type": "string", "pattern": f"^{word}([ ./_-]{word})*$"}
+        parameters = {
+            **tool.parameters,
+            "properties": {
+                name: {**schema, **held} if name in described else schema
+                for name, schema in properties.items()
+            },
+        }
+        return replace(tool, parameters=parameters)
 
     def takes_up_part(self, tool: str, arguments: Mapping[str, Any]) -> bool:
         """Whether a call made after tool results takes up a part of the request they answer

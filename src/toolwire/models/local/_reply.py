@@ -427,8 +427,9 @@ class Reply:
         for the calculator's example where it knows no better. Only tools that change nothing
         are tried: a call nobody asked for must not create or send anything ("open Tom's email"
         names `send_email` as much as `read_email`)."""
+        grounding = self.plan.grounding
         tools = [
-            tool
+            tool if grounding is None else grounding.in_request_words(tool)
             for tool in self.plan.tools
             if tool.name not in self.unfounded and tool.side_effect == "read_only"
         ]
