@@ -805,6 +805,40 @@ def test_after_results_a_call_asking_again_what_was_asked_is_found() -> None:
     )
 
 
+def test_after_results_a_call_narrowing_its_own_by_what_it_found_asks_nothing_new() -> None:
+    search = ToolDefinition(name="search_emails", description="search", parameters={})
+    listing = ToolDefinition(name="list_files", description="list", parameters={})
+
+    def after(request: str, name: str, arguments: dict[str, Any], found: str) -> Grounding:
+        call = ToolCall(id="c1", name=name, arguments=arguments)
+        conversation = [
+            Message.user(request),
+            Message(role="assistant", parts=(call,)),
+            Message(role="tool", parts=(ToolResult(call_id="c1", name=name, content=found),)),
+        ]
+        return Grounding.of(conversation, [search, listing])
+
+    priya = after(
+        "Show me emails from Priya about the budget",
+        "search_emails",
+        {"query": "Priya", "limit": 10},
+        '[{"from": "Priya Natarajan <priya.n@lumenlabs.com>"}]',
+    )
+    assert priya.asks_nothing_new("search_emails", {"query": "Priya Natarajan", "limit": 10})
+    # Another part of the request: a step on.
+    assert not priya.asks_nothing_new("search_emails", {"query": "Priya budget", "limit": 10})
+    files = after(
+        "list the python files in src and in tests",
+        "list_files",
+        {"path": "src"},
+        '[{"path": "src/weatherly/__init__.py"}]',
+    )
+    assert files.asks_nothing_new("list_files", {"path": "src/weatherly/__init__.py"})
+    assert not files.asks_nothing_new("list_files", {"path": "tests"})
+    # A value that does not hold the earlier one whole is no narrowing.
+    assert not files.asks_nothing_new("list_files", {"path": "weatherly"})
+
+
 def test_after_results_a_call_handing_its_tool_back_its_own_number_asks_nothing_new() -> None:
     calculator = ToolDefinition(name="calculate", description="arithmetic", parameters={})
     lookup = ToolDefinition(
