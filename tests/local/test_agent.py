@@ -164,3 +164,18 @@ def test_a_first_call_copying_the_documentation_gives_way_to_another_tool(
     ]
     monkeypatch.setattr(local_model, "CALLS_ON_TRIAL", False)
     assert calls_made(qwen, asked) == []
+
+
+def test_a_look_up_copying_its_query_description_is_asked_again_held_to_the_requests_words(
+    qwen: LocalModel,
+) -> None:
+    # Asked "How do I write a tool in toolwire?", the model calls the calculator with its
+    # documented example, then, on trial, the notes with the query's description ("what to look
+    # for, in a few words"); asked again with the query held to the request's words, it
+    # searches the notes for what the request says, and answers from them.
+    agent = Agent(qwen, STOPPED, limits=Limits(max_steps=4, timeout=300))
+    result = agent.run_sync("How do I write a tool in toolwire?")
+    assert [(r.call.name, dict(r.call.arguments)) for r in result.calls] == [
+        ("search_notes", {"query": "write a tool"})
+    ]
+    assert isinstance(result.output, str) and "@tool" in result.output

@@ -1237,7 +1237,7 @@ def test_a_look_up_on_trial_is_held_to_the_requests_words() -> None:
 
     conversation = [Message.user("How do I write a tool in toolwire's cache.py?")]
     worded = Grounding.of(conversation, [search_notes.definition]).in_request_words(
-        search_notes.definition
+        search_notes.definition, ["query"]
     )
     properties = worded.parameters["properties"]
     pattern = re.compile(properties["query"]["pattern"])
@@ -1252,7 +1252,7 @@ def test_a_look_up_on_trial_is_held_to_the_requests_words() -> None:
     # Nothing to hold it to: the tool as it is.
     definition = search_notes.definition
     bare = Grounding.of([Message.user("???")], [definition])
-    assert bare.in_request_words(definition) is definition
+    assert bare.in_request_words(definition, ["query"]) is definition
 
 
 @given(

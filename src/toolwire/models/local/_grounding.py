@@ -455,13 +455,14 @@ class Grounding:
         asked = self.guessable.get(tool, _NOTHING_GUESSABLE).asked(arguments)
         return beyond.takes_up(asked, ())
 
-    def in_request_words(self, tool: ToolDefinition) -> ToolDefinition:
-        """`tool` with each required free-text parameter held to words of the request, for a
-        look-up written on trial (`looks_up` keeps only one asking for a piece of the request):
-        asked to look something up it cannot place, a small model writes the parameter's
-        description ("what to look for, in a few words") however often it is refused."""
+    def in_request_words(self, tool: ToolDefinition, held: Iterable[str]) -> ToolDefinition:
+        """`tool` with its `held` parameters (free text it copied the description of, see
+        `copied_descriptions`) held to words of the request, for a look-up written on trial
+        again (`looks_up` keeps only one asking for a piece of the request): asked to look
+        something up it cannot place, a small model writes the parameter's description ("what
+        to look for, in a few words") however often it is refused."""
         properties = tool.parameters.get("properties")
-        described = self.guessable.get(tool.name, _NOTHING_GUESSABLE).described
+        described = set(held)
         if not self.request_words or not isinstance(properties, Mapping) or not described:
             return tool
         word = f"({'|'.join(self.request_words)})"
@@ -512,14 +513,21 @@ class Grounding:
                 for name in sorted(parameters.required)
                 if self._made_up_date(arguments.get(name))
             ]
-        made_up += [
+        made_up += self.copied_descriptions(tool, arguments)
+        return made_up[0] if made_up else None
+
+    def copied_descriptions(self, tool: str, arguments: Mapping[str, Any]) -> list[str]:
+        """The required free-text parameters passed their own description (whole, or up to
+        its examples), which the conversation never wrote: the model copying the
+        documentation ("the text to find")."""
+        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        return [
             name
             for name, said in sorted(parameters.described.items())
             if isinstance(value := arguments.get(name), str)
             and folded(value) in said
             and folded(value) not in self.said
         ]
-        return made_up[0] if made_up else None
 
     def findable(self, tool: str, parameter: str) -> bool:
         """Whether the value of a parameter `missing` found may be looked up with another tool

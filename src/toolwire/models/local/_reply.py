@@ -336,15 +336,20 @@ class Reply:
         tokens: Sequence[int],
         tools: Sequence[ToolDefinition],
         keeps: Callable[[_Call], bool],
+        *,
+        held_to_words: bool = False,
     ) -> AsyncIterator[ModelEvent]:
         """One call to `tools`, written from `tokens` and passed on only if `keeps` keeps it;
         a call refused, its tool is left out and the model asked again, at most
         `TRIALS` times: the tool a small model reaches for first is often not the one
-        ("15 km in miles" for "what is 15% of 80")."""
-        grammar_of = self.grammar_of
+        ("15 km in miles" for "what is 15% of 80"). With `held_to_words`, a refused call that
+        copied a parameter's description is asked again of its tool first, that parameter held
+        to the request's words (`Grounding.in_request_words`)."""
+        grammar_of, grounding = self.grammar_of, self.plan.grounding
         if grammar_of is None or not self.steering.calls_on_trial or not tools:
             return
         left = list(tools)
+        held: set[str] = set()
         for _ in range(TRIALS):
             self.refused = None
             trial = dataclasses.replace(self.base, tokens=list(tokens), grammar=grammar_of(left))
@@ -353,6 +358,19 @@ class Reply:
             refused = self.refused
             if self.kept or refused is None:
                 return
+            if (
+                held_to_words
+                and grounding is not None
+                and refused.name not in held
+                and isinstance(refused.written, dict)
+                and (copied := grounding.copied_descriptions(str(refused.name), refused.written))
+            ):
+                held.add(str(refused.name))
+                left = [
+                    grounding.in_request_words(tool, copied) if tool.name == refused.name else tool
+                    for tool in left
+                ]
+                continue
             left = [tool for tool in left if tool.name != refused.name]
             if not left:
                 return
@@ -427,9 +445,8 @@ class Reply:
         for the calculator's example where it knows no better. Only tools that change nothing
         are tried: a call nobody asked for must not create or send anything ("open Tom's email"
         names `send_email` as much as `read_email`)."""
-        grounding = self.plan.grounding
         tools = [
-            tool if grounding is None else grounding.in_request_words(tool)
+            tool
             for tool in self.plan.tools
             if tool.name not in self.unfounded and tool.side_effect == "read_only"
         ]
@@ -438,7 +455,7 @@ class Reply:
         def looks_up(grounding: Grounding, tool: str, arguments: dict[str, Any]) -> bool:
             return grounding.looks_up(tool, arguments, unfounded)
 
-        return self._on_trial(self.base.tokens, tools, self._kept_by(looks_up))
+        return self._on_trial(self.base.tokens, tools, self._kept_by(looks_up), held_to_words=True)
 
     def _under(self, grammar: str | None) -> GenerationRequest:
         return dataclasses.replace(self.base, grammar=grammar)
