@@ -31,9 +31,10 @@ if sys.path and Path(sys.path[0]).resolve() == ROOT / "bench":
 
 import anyio  # noqa: E402
 
+from bench.local_gate import scripted_first_turn  # noqa: E402
 from bench.local_requests import _shard  # noqa: E402
-from bench.requests.suite import KINDS, TOOLSETS, Item, load_items  # noqa: E402
-from toolwire import Agent, Approve, ScriptedModel, Turn  # noqa: E402
+from bench.requests.suite import KINDS, Item, load_items  # noqa: E402
+from toolwire import Turn  # noqa: E402
 from toolwire.events import TextDelta, ToolCallStarted  # noqa: E402
 from toolwire.models import Model, ModelRequest, ScriptedCall, get_model  # noqa: E402
 
@@ -41,27 +42,8 @@ from toolwire.models import Model, ModelRequest, ScriptedCall, get_model  # noqa
 def after_expected_calls(item: Item) -> ModelRequest:
     """The first turn's request to the model once its expected calls were made, in one reply
     with their example arguments, and their results fed back."""
-    toolset = TOOLSETS[item.toolset]
-    toolset.reset()
-    expected = item.turns[0].calls
-    captured: list[ModelRequest] = []
-
-    def script(request: ModelRequest) -> Turn:
-        captured.append(request)
-        if len(captured) > 1:
-            return Turn(text="done")
-        return Turn(
-            tool_calls=[ScriptedCall(name=c.name, arguments=c.example or {}) for c in expected]
-        )
-
-    agent = Agent(
-        ScriptedModel(script),
-        toolset.tools,
-        instructions=toolset.instructions,
-        approver=lambda request: Approve(by="bench"),
-    )
-    agent.run_sync(item.turns[0].user)
-    return captured[1]
+    calls = [ScriptedCall(name=c.name, arguments=c.example or {}) for c in item.turns[0].calls]
+    return scripted_first_turn(item, [Turn(tool_calls=calls)])[1]
 
 
 async def reply(model: Model, request: ModelRequest) -> tuple[str, int]:

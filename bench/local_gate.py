@@ -97,21 +97,17 @@ def probe(model: LocalModel, item: Item) -> dict[str, Any]:
     }
 
 
-def results_of_first(item: Item, made: int) -> ModelRequest:
-    """The first turn's request to the model after the first `made` of its expected calls were
-    made one per reply (with their example arguments) and their results fed back."""
+def scripted_first_turn(item: Item, replies: list[Turn]) -> list[ModelRequest]:
+    """The requests a scripted model giving `replies` in turn (then "done") gets in the item's
+    first turn, run with its toolset (state reset first) and every call approved."""
     toolset = TOOLSETS[item.toolset]
     toolset.reset()
-    expected = item.turns[0].calls
     captured: list[ModelRequest] = []
 
     def script(request: ModelRequest) -> Turn:
         step = len(captured)
         captured.append(request)
-        if step < made:
-            call = expected[step]
-            return Turn(tool_calls=[ScriptedCall(name=call.name, arguments=call.example or {})])
-        return Turn(text="done")
+        return replies[step] if step < len(replies) else Turn(text="done")
 
     agent = Agent(
         ScriptedModel(script),
@@ -120,7 +116,17 @@ def results_of_first(item: Item, made: int) -> ModelRequest:
         approver=lambda request: Approve(by="bench"),
     )
     agent.run_sync(item.turns[0].user)
-    last = captured[made]
+    return captured
+
+
+def results_of_first(item: Item, made: int) -> ModelRequest:
+    """The first turn's request to the model after the first `made` of its expected calls were
+    made one per reply (with their example arguments) and their results fed back."""
+    replies = [
+        Turn(tool_calls=[ScriptedCall(name=call.name, arguments=call.example or {})])
+        for call in item.turns[0].calls[:made]
+    ]
+    last = scripted_first_turn(item, replies)[made]
     return dataclasses.replace(last, settings=ModelSettings(max_output_tokens=1))
 
 
