@@ -462,15 +462,15 @@ class Grounding:
         something up it cannot place, a small model writes the parameter's description ("what
         to look for, in a few words") however often it is refused."""
         properties = tool.parameters.get("properties")
-        described = set(held)
-        if not self.request_words or not isinstance(properties, Mapping) or not described:
+        names = set(held)
+        if not self.request_words or not isinstance(properties, Mapping) or not names:
             return tool
         word = f"({'|'.join(self.request_words)})"
-        held = {"type": "string", "pattern": f"^{word}([ ./_-]{word})*$"}
+        worded = {"type": "string", "pattern": f"^{word}([ ./_-]{word})*$"}
         parameters = {
             **tool.parameters,
             "properties": {
-                name: {**schema, **held} if name in described else schema
+                name: {**schema, **worded} if name in names else schema
                 for name, schema in properties.items()
             },
         }
