@@ -343,7 +343,7 @@ class Grounding:
         gave (a distance in km after the time in Tokyo), or one that changes something, asked
         nothing of the request (an event created from the one found for "what's on my schedule
         next Tuesday?"); or it asks its tool again what it asked it, narrowed by what the
-        results said (see `_narrows_its_own`). A value taken from a result (an order id found)
+        results said (see `_Answering.narrowed`). A value taken from a result (an order id found)
         or worked out ("42.2 / 4") is a step on."""
         answering = self.answering
         if answering is None:
@@ -360,7 +360,7 @@ class Grounding:
                 and not any(self._given(parameters, name, value) for name, value in asked.items())
             )
             or (unasked and tool in self.changing and not request.takes_up(asked, ()))
-            or _narrows_its_own(arguments, answering.calls.get(tool, ()), answering)
+            or answering.narrowed(tool, arguments)
         )
 
     def tools_left(self, tools: Sequence[ToolDefinition]) -> list[ToolDefinition]:
@@ -806,6 +806,31 @@ class _Answering:
     calls: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
     """By tool name: the arguments of its calls among them."""
 
+    def narrowed(self, tool: str, arguments: Mapping[str, Any]) -> bool:
+        """Whether a call asks `tool` again what one of its calls among them asked, each value
+        that differs holding that call's value whole, and no piece of the request that no call
+        held: a search narrowed by what it found ("Priya Natarajan" after "Priya" for "emails
+        from Priya"), a listing of one of the files listed ("src/weatherly/__init__.py" after
+        "src"). What the request asked of the tool is answered; such a call asks the tool about
+        its own result."""
+        for earlier in self.calls.get(tool, ()):
+            changed = {
+                name: value for name, value in arguments.items() if earlier.get(name) != value
+            }
+            if (
+                changed
+                and all(
+                    isinstance(value, str)
+                    and isinstance(was := earlier.get(name), str)
+                    and folded(was).strip()
+                    and folded(was) in folded(value)
+                    for name, value in changed.items()
+                )
+                and not self.request.takes_up(changed, self.made)
+            ):
+                return True
+        return False
+
 
 def _answering(
     messages: Sequence[Message], guessable: Mapping[str, _Guessable]
@@ -830,31 +855,6 @@ def _answering(
     for call in calls:
         by_tool[call.name] = (*by_tool.get(call.name, ()), call.arguments)
     return _Answering(request, made, undefaulted, results, failed, by_tool) if made else None
-
-
-def _narrows_its_own(
-    arguments: Mapping[str, Any], before: Iterable[Mapping[str, Any]], answering: _Answering
-) -> bool:
-    """Whether a call asks its tool again what one of its calls `before` asked, each value that
-    differs holding that call's value whole, and no piece of the request that no call held: a
-    search narrowed by what it found ("Priya Natarajan" after "Priya" for "emails from Priya"),
-    a listing of one of the files listed ("src/weatherly/__init__.py" after "src"). What the
-    request asked of the tool is answered; such a call asks the tool about its own result."""
-    for earlier in before:
-        changed = {name: value for name, value in arguments.items() if earlier.get(name) != value}
-        if (
-            changed
-            and all(
-                isinstance(value, str)
-                and isinstance(was := earlier.get(name), str)
-                and folded(was).strip()
-                and folded(was) in folded(value)
-                for name, value in changed.items()
-            )
-            and not answering.request.takes_up(changed, answering.made)
-        ):
-            return True
-    return False
 
 
 def _clauses_picked(
