@@ -110,12 +110,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         and item.turns[0].calls
         and all(call.example is not None for call in item.turns[0].calls)
     ]
+    if options.ids and (unknown := set(options.ids) - {item.id for item in items}):
+        print(
+            f"unknown, filtered-out or callless ids: {', '.join(sorted(unknown))}", file=sys.stderr
+        )
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", options.model)
     out: Path = options.out or ROOT / f"bench/out/answers.{name}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     rows = {}
     if out.exists():
-        rows = {(row := json.loads(line))["id"]: row for line in out.read_text().splitlines()}
+        lines = out.read_text(encoding="utf-8").splitlines()
+        rows = {(row := json.loads(line))["id"]: row for line in lines if line.strip()}
     index, count = options.shard
     todo = [item for item in items[index::count] if item.id not in rows]
     if todo:

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["RequestValues", "clauses", "leaves"]
+__all__ = ["FUNCTION_WORDS", "RequestValues", "clauses", "leaves"]
 
 _NUMBER = re.compile(r"(?<![\w.^])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d^]|\.\d)(%?)")
 """A number: not the end of a name (`x2`, `v1`) or an exponent (`x^2`); with thousands
@@ -37,7 +37,7 @@ _QUOTED = re.compile(r"(?<!\w)(['\"])([^'\"\n]{2,80})\1(?!\w)")
 _WORD = re.compile(r"[^\W\d_]{4,}")
 """A word long enough to tell where a value came from, or which tool a request names."""
 # fmt: off
-_FUNCTION_WORDS = frozenset([
+FUNCTION_WORDS = frozenset([
     "what", "when", "where", "which", "whose", "with", "that", "this", "these", "those", "there",
     "their", "them", "they", "then", "than", "have", "from", "your", "yours", "will", "would",
     "could", "should", "shall", "about", "into", "onto", "also", "just", "please", "does",
@@ -78,7 +78,7 @@ class RequestValues:
     text: str
     """The request, folded to lower case."""
     words: frozenset[str] = frozenset()
-    """Its words (see `_WORD`), but for `_FUNCTION_WORDS`."""
+    """Its words (see `_WORD`), but for `FUNCTION_WORDS`."""
 
     @classmethod
     def of(cls, request: str, tool_names: Iterable[str] = ()) -> RequestValues:
@@ -93,7 +93,7 @@ class RequestValues:
             if _name_key(text) not in names and text.strip()
         }
         lowered = request.lower()
-        words = frozenset(_WORD.findall(lowered)) - _FUNCTION_WORDS
+        words = frozenset(_WORD.findall(lowered)) - FUNCTION_WORDS
         return cls(frozenset(numbers), frozenset(strings), lowered, words)
 
     def __len__(self) -> int:

@@ -71,7 +71,7 @@ from typing import Any
 from ...builtin._units import known_unit
 from ...messages import Message
 from ...tools import ToolDefinition
-from ._coverage import RequestValues, clauses, leaves
+from ._coverage import FUNCTION_WORDS, RequestValues, clauses, leaves
 from ._relevance import last_question, last_request
 
 __all__ = ["Grounding", "changes", "folded", "without_examples"]
@@ -181,7 +181,8 @@ class Grounding:
     """Where the conversation ends with a request: by tool name, the arguments of the last call
     of each tool it made before."""
     request_words: tuple[str, ...] = ()
-    """The words of the request the conversation ends with, as written, each once."""
+    """The words of the request the conversation ends with, as written, each once, but for
+    the grammar's words that say nothing of what is asked ("what", "please")."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -231,7 +232,7 @@ class Grounding:
             answering=None if last else _answering(list(messages), guessable),
             changing=frozenset(tool.name for tool in tools if tool.side_effect != "read_only"),
             called=called if last else {},
-            request_words=tuple(dict.fromkeys(_WRITTEN_WORD.findall(last.text))) if last else (),
+            request_words=_telling_words(last.text) if last else (),
         )
 
     def arguments(
@@ -880,6 +881,12 @@ def _echoes(arguments: Mapping[str, Any], returned: Iterable[str]) -> bool:
         return False
     written = {number for text in returned for number in _NUMBER.findall(text)}
     return all(value in written for value in values)
+
+
+def _telling_words(text: str) -> tuple[str, ...]:
+    """The words of `text`, each once, but for those that say nothing of what is asked."""
+    words = _WRITTEN_WORD.findall(text)
+    return tuple(dict.fromkeys(word for word in words if word.casefold() not in FUNCTION_WORDS))
 
 
 def _documented_examples(tool: ToolDefinition) -> frozenset[str]:

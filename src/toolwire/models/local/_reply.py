@@ -25,7 +25,9 @@ on, as is a call passing an identifier copied from the tools' documentation
 (`Grounding.copied_example`); where that leaves a reply to a new request with no call, one call
 to a tool that changes nothing is written on trial instead (`Reply._look_up_instead`), as it is
 where the first call passes an identifier nobody gave (`Grounding.missing`), before the reply
-asks for it. A `decide` reply left with no new call is written again as text.
+asks for it; a first call passing free text that is its parameter's description is written
+again held to the request's words (`Reply._in_request_words`), before the reply asks for it. A
+`decide` reply left with no new call is written again as text.
 """
 
 from __future__ import annotations
@@ -189,6 +191,9 @@ class Reply:
         self.unfounded: set[str] = set()
         """The tools whose first call in the reply passed an identifier nobody gave: copied
         from the documentation's example, or made up."""
+        self.worded: tuple[str, list[str]] | None = None
+        """The tool whose first call in the reply passed free text that is its parameters'
+        description, and those parameters (see `_in_request_words`)."""
         self.request_values = request_values
         self.reader = reader
         self.prose_reader = prose_reader
@@ -267,6 +272,8 @@ class Reply:
                         self.asking = (str(call.name), missing)
                         if self._findable(call, missing):
                             self.unfounded.add(str(call.name))
+                        elif missing in (copied := self._copied_descriptions(call)):
+                            self.worded = (str(call.name), copied)
                         yield self._drop(call, _missing_why(missing))
                         repeated = True
                         run.stop()
@@ -362,8 +369,7 @@ class Reply:
                 held_to_words
                 and grounding is not None
                 and refused.name not in held
-                and isinstance(refused.written, dict)
-                and (copied := grounding.copied_descriptions(str(refused.name), refused.written))
+                and (copied := self._copied_descriptions(refused))
             ):
                 held.add(str(refused.name))
                 left = [
@@ -417,6 +423,9 @@ class Reply:
         if decided:
             async for event in self._calls(set(self.plan.answered), self._under(self.plan.grammar)):
                 yield event
+            if not self.kept and self.worded is not None:
+                async for event in self._in_request_words(*self.worded):
+                    yield event
             if not self.kept and self.unfounded and self.request_values is not None:
                 async for event in self._look_up_instead():
                     yield event
@@ -456,6 +465,29 @@ class Reply:
             return grounding.looks_up(tool, arguments, unfounded)
 
         return self._on_trial(self.base.tokens, tools, self._kept_by(looks_up), held_to_words=True)
+
+    async def _in_request_words(
+        self, tool: str, described: Sequence[str]
+    ) -> AsyncIterator[ModelEvent]:
+        """The first call written again on trial, its `described` parameters (which it passed
+        their own description: "what to look for, in a few words") held to the request's words,
+        kept if it asks for something the request says beyond the tool's name (`looks_up`):
+        the model chose its tool, and knows no better how to say what the request asks in it.
+        Where the request says nothing more ("search the code"), the reply asks for the value."""
+        grounding = self.plan.grounding
+        if grounding is None:
+            return
+        held = [
+            grounding.in_request_words(definition, described)
+            for definition in self.plan.tools
+            if definition.name == tool
+        ]
+
+        def looks_up(grounding: Grounding, name: str, arguments: dict[str, Any]) -> bool:
+            return grounding.looks_up(name, arguments, (tool,))
+
+        async for event in self._on_trial(self.base.tokens, held, self._kept_by(looks_up)):
+            yield event
 
     def _under(self, grammar: str | None) -> GenerationRequest:
         return dataclasses.replace(self.base, grammar=grammar)
@@ -515,6 +547,14 @@ class Reply:
         if not isinstance(call.name, str) or not isinstance(call.arguments, dict):
             return None
         return grounding.missing(call.name, call.arguments)
+
+    def _copied_descriptions(self, call: _Call) -> list[str]:
+        """The call's free-text parameters passed their own description
+        (`Grounding.copied_descriptions`)."""
+        grounding = self.plan.grounding
+        if grounding is None or not isinstance(call.written, dict):
+            return []
+        return grounding.copied_descriptions(str(call.name), call.written)
 
     def _findable(self, call: _Call, parameter: str) -> bool:
         """Whether the value the call lacks may be looked up first (`Grounding.findable`)."""
