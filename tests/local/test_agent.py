@@ -179,3 +179,27 @@ def test_a_look_up_copying_its_query_description_is_asked_again_held_to_the_requ
         ("search_notes", {"query": "write a tool"})
     ]
     assert isinstance(result.output, str) and "@tool" in result.output
+
+
+def test_a_first_call_copying_its_query_description_is_written_again_in_the_requests_words(
+    qwen: LocalModel,
+) -> None:
+    # Asked "Which models does toolwire support?", the model picks the notes but writes the
+    # query's description as the query; where the request says more than the tool's name, the
+    # call is written again with the query held to the request's telling words ("Which" and
+    # "does" say nothing of what to look for), instead of asking what to search for.
+    corrections = []
+
+    def record(event: object) -> None:
+        if isinstance(event, CallCorrected):
+            corrections.append(event.changes)
+
+    agent = Agent(qwen, STOPPED, limits=Limits(max_steps=4, timeout=300))
+    result = agent.run_sync("Which models does toolwire support?", on_event=record)
+    assert [(r.call.name, dict(r.call.arguments)) for r in result.calls] == [
+        ("search_notes", {"query": "models"})
+    ]
+    assert corrections[0] == (
+        "dropped: 'query' is required, and the request gives no value for it: asked for instead",
+    )
+    assert isinstance(result.output, str) and "qwen2.5-coder-1.5b" in result.output

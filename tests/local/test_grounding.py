@@ -1235,7 +1235,7 @@ def test_a_look_up_on_trial_is_held_to_the_requests_words() -> None:
         """
         return query
 
-    conversation = [Message.user("How do I write a tool in toolwire's cache.py?")]
+    conversation = [Message.user("What's the way to write a tool in toolwire's cache.py?")]
     worded = Grounding.of(conversation, [search_notes.definition]).in_request_words(
         search_notes.definition, ["query"]
     )
@@ -1244,6 +1244,8 @@ def test_a_look_up_on_trial_is_held_to_the_requests_words() -> None:
     assert pattern.fullmatch("write a tool") and pattern.fullmatch("cache.py")
     assert not pattern.fullmatch("what to look for, in a few words")
     assert not pattern.fullmatch("a tool for cache.py")  # "for" is no word of the request
+    # "What" says nothing of what is asked: a query opening with it would search for it.
+    assert not pattern.fullmatch("What toolwire") and pattern.fullmatch("the way")
     assert "pattern" not in properties["limit"]
     assert worded.name == "search_notes" and worded.description == "Search the notes."
     # llama.cpp's converter takes the pattern into the call grammar.
