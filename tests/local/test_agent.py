@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 
-from toolwire import Agent, Limits, Message, tool
+from toolwire import Agent, Limits, Message, RunResult, tool
 from toolwire.builtin import TOOLS, clock_tool
 from toolwire.events import CallCorrected, ToolResultReady, UsageReported
 from toolwire.models.local import LocalModel
@@ -31,6 +31,17 @@ def calls_made(model: LocalModel, *turns: str) -> list[tuple[str, dict[str, obje
         result = agent.run_sync(turn, history=history)
         history = tuple(result.messages)
     return [(record.call.name, dict(record.call.arguments)) for record in result.calls]
+
+
+def run_with_corrections(agent: Agent, prompt: str) -> tuple[RunResult, list[tuple[str, ...]]]:
+    """The run of `prompt`, and the changes of each call the model wrote that was corrected."""
+    corrections: list[tuple[str, ...]] = []
+
+    def record(event: object) -> None:
+        if isinstance(event, CallCorrected):
+            corrections.append(event.changes)
+
+    return agent.run_sync(prompt, on_event=record), corrections
 
 
 def test_a_run_calls_a_builtin_tool_and_reuses_the_cache(qwen: LocalModel) -> None:
@@ -105,18 +116,12 @@ def test_a_short_follow_up_asks_the_tool_again_for_what_it_says(
 def test_a_required_value_the_request_does_not_give_is_asked_for(qwen: LocalModel) -> None:
     # "convert to kilograms" gives no amount: the model's call with one made up is not run,
     # the drop is reported, and the reply asks for the amount.
-    corrections = []
-
-    def record(event: object) -> None:
-        if isinstance(event, CallCorrected):
-            corrections.append(event)
-
     agent = Agent(qwen, TOOLS, limits=Limits(max_steps=4, timeout=300))
-    result = agent.run_sync("convert to kilograms", on_event=record)
+    result, corrections = run_with_corrections(agent, "convert to kilograms")
     assert not result.calls
     assert isinstance(result.output, str) and result.output.rstrip().endswith("?")
     assert "amount" in result.output
-    assert [event.changes for event in corrections] == [
+    assert corrections == [
         ("dropped: 'value' is required, and the request gives no value for it: asked for instead",)
     ]
 
@@ -137,14 +142,8 @@ def test_an_identifier_nobody_gave_is_asked_for_not_looked_up_with_the_request_w
     # "where's my order?" names no order: the model's call with the documented example is not
     # run. A look-up of the notes for "order" would only say again what the request asks, so
     # none is kept, and the reply is a question back.
-    corrections = []
-
-    def record(event: object) -> None:
-        if isinstance(event, CallCorrected):
-            corrections.append(event.changes)
-
     agent = Agent(qwen, [get_order, *STOPPED], limits=Limits(max_steps=4, timeout=300))
-    result = agent.run_sync("where's my order?", on_event=record)
+    result, corrections = run_with_corrections(agent, "where's my order?")
     assert not result.calls
     assert isinstance(result.output, str) and result.output.rstrip().endswith("?")
     assert corrections[0] == (
@@ -188,14 +187,8 @@ def test_a_first_call_copying_its_query_description_is_written_again_in_the_requ
     # query's description as the query; where the request says more than the tool's name, the
     # call is written again with the query held to the request's telling words ("Which" and
     # "does" say nothing of what to look for), instead of asking what to search for.
-    corrections = []
-
-    def record(event: object) -> None:
-        if isinstance(event, CallCorrected):
-            corrections.append(event.changes)
-
     agent = Agent(qwen, STOPPED, limits=Limits(max_steps=4, timeout=300))
-    result = agent.run_sync("Which models does toolwire support?", on_event=record)
+    result, corrections = run_with_corrections(agent, "Which models does toolwire support?")
     assert [(r.call.name, dict(r.call.arguments)) for r in result.calls] == [
         ("search_notes", {"query": "models"})
     ]

@@ -272,8 +272,8 @@ class Reply:
                         self.asking = (str(call.name), missing)
                         if self._findable(call, missing):
                             self.unfounded.add(str(call.name))
-                        elif missing in (copied := self._copied_descriptions(call)):
-                            self.worded = (str(call.name), copied)
+                        elif missing in (described := self._copied_descriptions(call)):
+                            self.worded = (str(call.name), described)
                         yield self._drop(call, _missing_why(missing))
                         repeated = True
                         run.stop()
