@@ -121,9 +121,7 @@ def test_a_required_value_the_request_does_not_give_is_asked_for(qwen: LocalMode
     assert not result.calls
     assert isinstance(result.output, str) and result.output.rstrip().endswith("?")
     assert "amount" in result.output
-    assert corrections == [
-        ("dropped: 'value' is required, and the request gives no value for it: asked for instead",)
-    ]
+    assert corrections == [("dropped: 'value' is required, and the request gives no value for it",)]
 
 
 @tool(side_effect="read_only")
@@ -147,7 +145,7 @@ def test_an_identifier_nobody_gave_is_asked_for_not_looked_up_with_the_request_w
     assert not result.calls
     assert isinstance(result.output, str) and result.output.rstrip().endswith("?")
     assert corrections[0] == (
-        "dropped: 'order_id' is required, and the request gives no value for it: asked for instead",
+        "dropped: 'order_id' is required, and the request gives no value for it",
     )
 
 
@@ -193,6 +191,6 @@ def test_a_first_call_copying_its_query_description_is_written_again_in_the_requ
         ("search_notes", {"query": "models"})
     ]
     assert corrections[0] == (
-        "dropped: 'query' is required, and the request gives no value for it: asked for instead",
+        "dropped: 'query' is passed its own description, not a value the user gave",
     )
     assert isinstance(result.output, str) and "qwen2.5-coder-1.5b" in result.output

@@ -270,11 +270,13 @@ class Reply:
                     seen.add(call.key)
                     if not written and (missing := self._missing(call)):
                         self.asking = (str(call.name), missing)
+                        why = _missing_why(missing)
                         if self._findable(call, missing):
                             self.unfounded.add(str(call.name))
                         elif missing in (described := self._copied_descriptions(call)):
                             self.worded = (str(call.name), described)
-                        yield self._drop(call, _missing_why(missing))
+                            why = _described_why(missing)
+                        yield self._drop(call, why)
                         repeated = True
                         run.stop()
                         break
@@ -844,7 +846,11 @@ def _dropped(name: Any, written: Any, why: str) -> CallCorrected:
 
 
 def _missing_why(parameter: str) -> str:
-    return f"{parameter!r} is required, and the request gives no value for it: asked for instead"
+    return f"{parameter!r} is required, and the request gives no value for it"
+
+
+def _described_why(parameter: str) -> str:
+    return f"{parameter!r} is passed its own description, not a value the user gave"
 
 
 def _copied_why(copied: str) -> str:
