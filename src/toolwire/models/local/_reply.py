@@ -461,12 +461,8 @@ class Reply:
             for tool in self.plan.tools
             if tool.name not in self.unfounded and tool.side_effect == "read_only"
         ]
-        unfounded = frozenset(self.unfounded)
-
-        def looks_up(grounding: Grounding, tool: str, arguments: dict[str, Any]) -> bool:
-            return grounding.looks_up(tool, arguments, unfounded)
-
-        return self._on_trial(self.base.tokens, tools, self._kept_by(looks_up), held_to_words=True)
+        keeps = self._looking_up_beyond(frozenset(self.unfounded))
+        return self._on_trial(self.base.tokens, tools, keeps, held_to_words=True)
 
     async def _in_request_words(
         self, tool: str, described: Sequence[str]
@@ -484,12 +480,18 @@ class Reply:
             for definition in self.plan.tools
             if definition.name == tool
         ]
-
-        def looks_up(grounding: Grounding, name: str, arguments: dict[str, Any]) -> bool:
-            return grounding.looks_up(name, arguments, (tool,))
-
-        async for event in self._on_trial(self.base.tokens, held, self._kept_by(looks_up)):
+        keeps = self._looking_up_beyond(frozenset([tool]))
+        async for event in self._on_trial(self.base.tokens, held, keeps):
             yield event
+
+    def _looking_up_beyond(self, acting: frozenset[str]) -> Callable[[_Call], bool]:
+        """A trial that keeps a call looking up something the request says beyond the action
+        of the `acting` tools (`Grounding.looks_up`)."""
+
+        def looks_up(grounding: Grounding, tool: str, arguments: dict[str, Any]) -> bool:
+            return grounding.looks_up(tool, arguments, acting)
+
+        return self._kept_by(looks_up)
 
     def _under(self, grammar: str | None) -> GenerationRequest:
         return dataclasses.replace(self.base, grammar=grammar)
