@@ -12,6 +12,7 @@ from toolwire import tool
 from toolwire.builtin import calculate
 from toolwire.builtin._units import known_unit
 from toolwire.messages import Message, ToolCall, ToolResult
+from toolwire.models.local._coverage import described_by
 from toolwire.models.local._formats import BARE_JSON, HERMES, PROMPTED, call_key
 from toolwire.models.local._grounding import Grounding, changes
 from toolwire.models.local._reply import _Call, _WholeCalls
@@ -916,6 +917,36 @@ def test_after_results_the_tools_that_may_take_up_a_part_no_call_took_up() -> No
     assert after("What time is it in Tokyo, and what is 15% of 80?", utc) == []
     # A new request is the model's to read.
     assert Grounding.of([Message.user("what time is it?")], tools).tools_left(tools) == []
+
+
+def test_a_tool_is_named_by_a_word_its_description_alone_writes() -> None:
+    clock = ToolDefinition(name="current_time", description="The time in a zone.", parameters={})
+    notes = ToolDefinition(
+        name="search_notes",
+        description="Search toolwire's notes: strict mode, limits.",
+        parameters={},
+    )
+    log = ToolDefinition(
+        name="git_log", description="The latest commits, with their time.", parameters={}
+    )
+    tools = [clock, notes, log]
+    assert described_by((tool.name, tool.description) for tool in tools) == {
+        "current_time": frozenset({"current", "zone"}),
+        "search_notes": frozenset({"search", "toolwire", "notes", "strict", "mode", "limits"}),
+        "git_log": frozenset({"latest", "commits"}),
+    }
+    tokyo = ToolCall(id="c1", name="current_time", arguments={"timezone": "Asia/Tokyo"})
+    question = "what's the time in tokyo and what does toolwire's strict mode do"
+    result = ToolResult(call_id="c1", name="current_time", content="23:25 in Asia/Tokyo")
+    conversation = [
+        Message.user(question),
+        Message(role="assistant", parts=(tokyo,)),
+        Message(role="tool", parts=(result,)),
+    ]
+    grounding = Grounding.of(conversation, tools)
+    left = grounding.tools_left(tools)
+    assert [tool.name for tool in left] == ["search_notes"]
+    assert grounding.part_left(question, left) == "what does toolwire's strict mode do"
 
 
 def test_the_part_left_is_the_clause_naming_a_tool_left_or_holding_a_value_left() -> None:

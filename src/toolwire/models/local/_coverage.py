@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["FUNCTION_WORDS", "RequestValues", "clauses", "leaves"]
+__all__ = ["FUNCTION_WORDS", "RequestValues", "clauses", "described_by", "leaves"]
 
 _NUMBER = re.compile(r"(?<![\w.^])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d^]|\.\d)(%?)")
 """A number: not the end of a name (`x2`, `v1`) or an exponent (`x^2`); with thousands
@@ -189,9 +189,12 @@ class RequestValues:
     def names(self, tool: str) -> bool:
         """Whether the request writes a word of the tool's name ("time" for `current_time`),
         or one beginning alike ("notes" for `search_note`)."""
-        named = _WORD.findall(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", tool).lower())
+        return self.says(_name_words(tool))
+
+    def says(self, words: Iterable[str]) -> bool:
+        """Whether the request writes one of `words`, or a word beginning alike."""
         return any(
-            word.startswith(said) or said.startswith(word) for word in named for said in self.words
+            word.startswith(said) or said.startswith(word) for word in words for said in self.words
         )
 
     def _pieces(self, value: Any) -> set[float | str]:
@@ -274,6 +277,24 @@ def leaves(value: Any) -> Iterator[Any]:
             yield from leaves(item)
     else:
         yield value
+
+
+def described_by(tools: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
+    """For each tool (as name and description), the words of its description that no other
+    tool's name or description writes: what its author says it is about and no other tool is
+    ("toolwire" of the notes' search beside a clock and a calculator; "commits" of a log)."""
+    said = {
+        name: (frozenset(_WORD.findall(description.lower())) - FUNCTION_WORDS) | _name_words(name)
+        for name, description in tools
+    }
+    return {
+        name: words.difference(*(other for each, other in said.items() if each != name))
+        for name, words in said.items()
+    }
+
+
+def _name_words(tool: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", tool).lower()))
 
 
 def _name_key(name: str) -> str:

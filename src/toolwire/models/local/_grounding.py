@@ -71,7 +71,7 @@ from typing import Any
 from ...builtin._units import known_unit
 from ...messages import Message
 from ...tools import ToolDefinition
-from ._coverage import FUNCTION_WORDS, RequestValues, clauses, leaves
+from ._coverage import FUNCTION_WORDS, RequestValues, clauses, described_by, leaves
 from ._relevance import last_question, last_request
 
 __all__ = ["Grounding", "changes", "folded", "without_examples"]
@@ -183,6 +183,8 @@ class Grounding:
     request_words: tuple[str, ...] = ()
     """The words of the request the conversation ends with, as written, each once, but for
     the grammar's words that say nothing of what is asked ("what", "please")."""
+    described: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """By tool name: the words its description alone writes (see `described_by`)."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -233,6 +235,7 @@ class Grounding:
             changing=frozenset(tool.name for tool in tools if tool.side_effect != "read_only"),
             called=called if last else {},
             request_words=_telling_words(last.text) if last else (),
+            described=described_by((tool.name, tool.description) for tool in tools),
         )
 
     def arguments(
@@ -367,7 +370,9 @@ class Grounding:
     def tools_left(self, tools: Sequence[ToolDefinition]) -> list[ToolDefinition]:
         """After tool results, the tools that may take up a part of the request they answer
         that no call took up: those the request names ("time" for `current_time`, see
-        `RequestValues.names`) that no call since has used ("what time is it in Tokyo" after
+        `RequestValues.names`), or writes a word of that only their description writes
+        ("toolwire" for the notes' search, see `described_by`), that no call since has used
+        ("what time is it in Tokyo" after
         the calculator's part); where it names none of them but writes values no call since
         has used ("15% of 80" after the time in Tokyo), every tool no call since has used, as
         long as each call since succeeded, every value it asked (not its defaults) holding a
@@ -379,7 +384,7 @@ class Grounding:
             return []
         request = answering.request
         unused = [tool for tool in tools if tool.name not in answering.results]
-        named = [tool for tool in unused if request.names(tool.name)]
+        named = [tool for tool in unused if self._named(request, tool.name)]
         if named or not request.unused(answering.made) or answering.failed:
             return named
         # Values left by a call that made values up are its own failure, not another part.
@@ -401,10 +406,14 @@ class Grounding:
         left = _clauses_picked(
             request,
             names,
-            lambda values: any(map(values.names, names)),
+            lambda values: any(self._named(values, name) for name in names),
             lambda values: bool(values.unused(answering.made)),
         )
         return request if left is None else " ".join(left)
+
+    def _named(self, request: RequestValues, tool: str) -> bool:
+        """Whether `request` names `tool`, or writes a word its description alone writes."""
+        return request.names(tool) or request.says(self.described.get(tool, ()))
 
     def part_taken_up(
         self, request: str, tool: str, arguments: Mapping[str, Any], tools: Sequence[str]
