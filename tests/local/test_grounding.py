@@ -1063,6 +1063,69 @@ def test_a_part_left_is_taken_up_by_the_values_a_call_asks_not_its_defaults() ->
     assert not grounding.takes_up_part("search_emails", {"query": "Tokyo"})
 
 
+def test_a_call_that_found_nothing_took_up_no_part_of_the_request() -> None:
+    @tool
+    def list_files(path: str = ".") -> str:
+        """List the files under a folder."""
+        return path
+
+    log = ToolDefinition(name="git_log", description="The latest commits", parameters={})
+    asked = "Who wrote the last commit, and what files are in src/weatherly?"
+    made = ToolCall(id="c1", name="git_log", arguments={"path": "tests/src/weatherly/x.py"})
+
+    def after(found: str, failed: bool = False) -> Grounding:
+        result = ToolResult(call_id="c1", name="git_log", content=found, is_error=failed)
+        conversation = [
+            Message.user(asked),
+            Message(role="assistant", parts=(made,)),
+            Message(role="tool", parts=(result,)),
+        ]
+        return Grounding.of(conversation, [log, list_files.definition])
+
+    listing = {"path": "src/weatherly"}
+    assert after("[]").takes_up_part("list_files", listing)
+    assert after("no commits", failed=True).takes_up_part("list_files", listing)
+    # Found, the log's made-up path holds "weatherly": a listing of it says the log again.
+    assert not after('[{"hash": "a41f9c2"}]').takes_up_part("list_files", listing)
+    # Words naming a tool say which tool, not what with.
+    assert not after("[]").takes_up_part("list_files", {"path": "files"})
+
+
+def test_free_text_of_its_tools_name_alone_copies_the_documentation() -> None:
+    @tool
+    def search_notes(query: str, limit: int = 3) -> str:
+        """Search toolwire's notes.
+
+        Args:
+            query: what to look for
+            limit: at most this many
+        """
+        return query
+
+    clock = ToolDefinition(name="current_time", description="the time", parameters={})
+    asked = "How do I set a timeout in toolwire, and what time is it in UTC?"
+    made = ToolCall(id="c1", name="current_time", arguments={"timezone": "UTC"})
+    result = ToolResult(call_id="c1", name="current_time", content="14:25 in UTC")
+    conversation = [
+        Message.user(asked),
+        Message(role="assistant", parts=(made,)),
+        Message(role="tool", parts=(result,)),
+    ]
+    notes = search_notes.definition
+    grounding = Grounding.of(conversation, [clock, notes])
+    assert grounding.copied_descriptions("search_notes", {"query": "notes"}) == ["query"]
+    assert grounding.copied_descriptions("search_notes", {"query": "search notes"}) == ["query"]
+    assert grounding.copied_descriptions("search_notes", {"query": "timeout"}) == []
+    # Written by the user, the tool's name is the user's word.
+    mine = Grounding.of([Message.user("search my notes for notes")], [notes])
+    assert mine.copied_descriptions("search_notes", {"query": "notes"}) == []
+    # After results, a look-up is held to the words of the request they answer.
+    import re
+
+    held = grounding.in_request_words(notes, ["query"]).parameters["properties"]["query"]
+    assert re.fullmatch(held["pattern"], "timeout") and not re.fullmatch(held["pattern"], "notes")
+
+
 def test_a_follow_up_call_asks_a_tool_again_for_what_the_request_says() -> None:
     @tool
     def current_time(timezone: str) -> str:

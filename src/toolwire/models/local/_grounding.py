@@ -77,6 +77,8 @@ from ._relevance import last_question, last_request
 __all__ = ["Grounding", "changes", "folded", "without_examples"]
 
 _SEPARATORS = re.compile(r"[\W_]+")
+_NOTHING_FOUND = frozenset(["", "[]", "{}", "null", '""'])
+"""What a tool returns that found nothing."""
 _TELLING_WORD = 4
 """Characters a word needs to show on its own that a value came from the conversation."""
 _NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
@@ -181,8 +183,9 @@ class Grounding:
     """Where the conversation ends with a request: by tool name, the arguments of the last call
     of each tool it made before."""
     request_words: tuple[str, ...] = ()
-    """The words of the request the conversation ends with, as written, each once, but for
-    the grammar's words that say nothing of what is asked ("what", "please")."""
+    """The words of the request the conversation ends with, or that its results answer, as
+    written, each once, but for the grammar's words that say nothing of what is asked ("what",
+    "please")."""
     described: Mapping[str, frozenset[str]] = field(default_factory=dict)
     """By tool name: the words its description alone writes (see `described_by`)."""
 
@@ -191,7 +194,8 @@ class Grounding:
         texts: list[str] = []
         called: dict[str, Mapping[str, Any]] = {}
         names_day = False
-        for message in messages:
+        conversation = list(messages)
+        for message in conversation:
             if message.role != "system":
                 names_day = names_day or any(
                     _DAY_NAMED.search(text)
@@ -208,7 +212,8 @@ class Grounding:
         if not _NUMBER_WORDS.search(_ORDINAL_MARKER.sub(r"\1", text.casefold())):
             written = [float(found.replace(",", "")) for found in _NUMBER.findall(text)]
             numbers = frozenset([*written, *(number / 100 for number in written)])
-        last = last_request(list(messages))
+        last = last_request(conversation)
+        asked = last_question(conversation)
         examples = frozenset(example for tool in tools for example in _documented_examples(tool))
         digit_runs = frozenset(_DIGITS.findall(text))
         guessable = {tool.name: _guessable(tool) for tool in tools}
@@ -231,10 +236,10 @@ class Grounding:
                 if _TELLING_NUMBER.fullmatch(number)
             )
             - digit_runs,
-            answering=None if last else _answering(list(messages), guessable),
+            answering=None if last else _answering(conversation, guessable),
             changing=frozenset(tool.name for tool in tools if tool.side_effect != "read_only"),
             called=called if last else {},
-            request_words=_telling_words(last.text) if last else (),
+            request_words=_telling_words(conversation[asked].text) if asked is not None else (),
             described=described_by((tool.name, tool.description) for tool in tools),
         )
 
@@ -454,16 +459,18 @@ class Grounding:
         request = self.request
         if request is None:
             return False
+        asked = self.guessable.get(tool, _NOTHING_GUESSABLE).asked(arguments)
+        return self._beyond(request, unfounded).takes_up(asked, ())
+
+    @staticmethod
+    def _beyond(request: RequestValues, tools: Iterable[str]) -> RequestValues:
+        """`request` without the words naming `tools`, which say what to do, not what with."""
         action = {
-            word[:_STEM]
-            for name in unfounded
-            for word in folded(_CAMEL_HUMP.sub(" ", name)).split()
+            word[:_STEM] for name in tools for word in folded(_CAMEL_HUMP.sub(" ", name)).split()
         }
-        beyond = replace(
+        return replace(
             request, words=frozenset(w for w in request.words if w[:_STEM] not in action)
         )
-        asked = self.guessable.get(tool, _NOTHING_GUESSABLE).asked(arguments)
-        return beyond.takes_up(asked, ())
 
     def in_request_words(self, tool: ToolDefinition, held: Iterable[str]) -> ToolDefinition:
         """`tool` with its `held` parameters (free text it copied the description of, see
@@ -489,12 +496,13 @@ class Grounding:
     def takes_up_part(self, tool: str, arguments: Mapping[str, Any]) -> bool:
         """Whether a call made after tool results takes up a part of the request they answer
         that no call took up (see `RequestValues.extends`), by the values it asks (not its
-        defaults, which the request need not write)."""
+        defaults, which the request need not write), beyond the words naming the tools (a
+        file named "read_file" for "read the file" says again which tool, not what with)."""
         answering = self.answering
         if answering is None:
             return False
         asked = self.guessable.get(tool, _NOTHING_GUESSABLE).asked(arguments)
-        return answering.request.extends(asked, answering.made)
+        return self._beyond(answering.request, self.guessable).extends(asked, answering.found)
 
     def missing(self, tool: str, arguments: Mapping[str, Any]) -> str | None:
         """The required parameter a call passes a value only the user can give, and has not, if
@@ -528,14 +536,16 @@ class Grounding:
 
     def copied_descriptions(self, tool: str, arguments: Mapping[str, Any]) -> list[str]:
         """The required free-text parameters passed their own description (whole, or up to
-        its examples), which the conversation never wrote: the model copying the
-        documentation ("the text to find")."""
+        its examples), or words of their tool's name alone, which the conversation never
+        wrote: the model copying the documentation ("the text to find"; "notes" as what to
+        look for in the notes)."""
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        named = set(folded(_CAMEL_HUMP.sub(" ", tool)).split())
         return [
             name
             for name, said in sorted(parameters.described.items())
             if isinstance(value := arguments.get(name), str)
-            and folded(value) in said
+            and (folded(value) in said or set(folded(value).split()) <= named)
             and folded(value) not in self.said
         ]
 
@@ -815,6 +825,11 @@ class _Answering:
     """Whether one of them failed."""
     calls: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
     """By tool name: the arguments of its calls among them."""
+    found: tuple[Mapping[str, Any], ...] = ()
+    """The arguments of those calls that found something: neither failed nor returned
+    nothing (an empty list, object or text). A call that found nothing took up no part of the
+    request: a log of a path the model made up ("tests/src/weatherly/tests.py") has not shown
+    "what files are in src/weatherly"."""
 
     def narrowed(self, tool: str, arguments: Mapping[str, Any]) -> bool:
         """Whether a call asks `tool` again what one of its calls among them asked, each value
@@ -857,14 +872,20 @@ def _answering(
     )
     results: dict[str, tuple[str, ...]] = {}
     failed = False
+    empty: set[str] = set()
     for message in since:
         for result in message.tool_results:
             results[result.name] = (*results.get(result.name, ()), result.content)
             failed = failed or result.is_error
+            if result.is_error or result.content.strip() in _NOTHING_FOUND:
+                empty.add(result.call_id)
     by_tool: dict[str, tuple[Mapping[str, Any], ...]] = {}
     for call in calls:
         by_tool[call.name] = (*by_tool.get(call.name, ()), call.arguments)
-    return _Answering(request, made, undefaulted, results, failed, by_tool) if made else None
+    found = tuple(call.arguments for call in calls if call.id not in empty)
+    if not made:
+        return None
+    return _Answering(request, made, undefaulted, results, failed, by_tool, found)
 
 
 def _clauses_picked(

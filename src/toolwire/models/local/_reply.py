@@ -332,6 +332,7 @@ class Reply:
                 part_prompt(),
                 plan.part_left.tools,
                 self._kept_by(Grounding.takes_up_part),
+                held_to_words=True,
             ):
                 yield event
             if self.kept:
