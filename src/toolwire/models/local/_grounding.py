@@ -375,12 +375,11 @@ class Grounding:
     def tools_left(self, tools: Sequence[ToolDefinition]) -> list[ToolDefinition]:
         """After tool results, the tools that may take up a part of the request they answer
         that no call took up: those the request names ("time" for `current_time`, see
-        `RequestValues.names`), or writes a word of that only their description writes
-        ("toolwire" for the notes' search, see `described_by`), that no call since has used
-        ("what time is it in Tokyo" after
-        the calculator's part); where it names none of them but writes values no call since
-        has used ("15% of 80" after the time in Tokyo), every tool no call since has used, as
-        long as each call since succeeded, every value it asked (not its defaults) holding a
+        `RequestValues.names`, or "toolwire", which only the notes' search's description
+        writes, see `described_by`) that no call since has used ("what time is it in Tokyo"
+        after the calculator's part); where it names none of them but writes values no call
+        since has used ("15% of 80" after the time in Tokyo), every tool no call since has used,
+        as long as each call since succeeded, every value it asked (not its defaults) holding a
         piece of the request: values a failed call left ("$250 * 365 / 12" for "$250 a month
         for 3 years") or one that made its own up (1000 miles for "1 mile, 5 miles and 10
         miles") are no other part."""
@@ -465,9 +464,7 @@ class Grounding:
     @staticmethod
     def _beyond(request: RequestValues, tools: Iterable[str]) -> RequestValues:
         """`request` without the words naming `tools`, which say what to do, not what with."""
-        action = {
-            word[:_STEM] for name in tools for word in folded(_CAMEL_HUMP.sub(" ", name)).split()
-        }
+        action = {word[:_STEM] for name in tools for word in _name_words(name)}
         return replace(
             request, words=frozenset(w for w in request.words if w[:_STEM] not in action)
         )
@@ -540,7 +537,7 @@ class Grounding:
         wrote: the model copying the documentation ("the text to find"; "notes" as what to
         look for in the notes)."""
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
-        named = set(folded(_CAMEL_HUMP.sub(" ", tool)).split())
+        named = _name_words(tool)
         return [
             name
             for name, said in sorted(parameters.described.items())
@@ -867,6 +864,8 @@ def _answering(
     since = messages[asked + 1 :]
     calls = [call for message in since for call in message.tool_calls]
     made = tuple(call.arguments for call in calls)
+    if not made:
+        return None
     undefaulted = tuple(
         guessable.get(call.name, _NOTHING_GUESSABLE).asked(call.arguments) for call in calls
     )
@@ -883,9 +882,12 @@ def _answering(
     for call in calls:
         by_tool[call.name] = (*by_tool.get(call.name, ()), call.arguments)
     found = tuple(call.arguments for call in calls if call.id not in empty)
-    if not made:
-        return None
     return _Answering(request, made, undefaulted, results, failed, by_tool, found)
+
+
+def _name_words(name: str) -> set[str]:
+    """The words of a tool's or a parameter's name, folded ("searchNotes": search, notes)."""
+    return set(folded(_CAMEL_HUMP.sub(" ", name)).split())
 
 
 def _clauses_picked(
@@ -975,7 +977,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         if kind == "number" and _takes_fraction(schema):
             fractions.add(name)
         if kind == "string":
-            words = set(folded(_CAMEL_HUMP.sub(" ", name)).split())
+            words = _name_words(name)
             for end, named in (("source", _SOURCE_WORDS), ("target", _TARGET_WORDS)):
                 if words & named:
                     ends[end].append(name)
