@@ -812,12 +812,7 @@ def test_after_results_a_call_narrowing_its_own_by_what_it_found_asks_nothing_ne
 
     def after(request: str, name: str, arguments: dict[str, Any], found: str) -> Grounding:
         call = ToolCall(id="c1", name=name, arguments=arguments)
-        conversation = [
-            Message.user(request),
-            Message(role="assistant", parts=(call,)),
-            Message(role="tool", parts=(ToolResult(call_id="c1", name=name, content=found),)),
-        ]
-        return Grounding.of(conversation, [search, listing])
+        return Grounding.of(_answered(request, call, found), [search, listing])
 
     priya = after(
         "Show me emails from Priya about the budget",
@@ -849,14 +844,9 @@ def test_after_results_a_call_handing_its_tool_back_its_own_number_asks_nothing_
         side_effect="read_only",
     )
     worked_out = ToolCall(id="c1", name="calculate", arguments={"expression": "15% of 80"})
-    conversation = [
-        Message.user("What is 15% of 80 and what time is it in Tokyo?"),
-        Message(role="assistant", parts=(worked_out,)),
-        Message(
-            role="tool",
-            parts=(ToolResult(call_id="c1", name="calculate", content="15 * 80 / 100 = 12"),),
-        ),
-    ]
+    conversation = _answered(
+        "What is 15% of 80 and what time is it in Tokyo?", worked_out, "15 * 80 / 100 = 12"
+    )
     asked = Grounding.of(conversation, [calculator, lookup])
     assert asked.asks_nothing_new("calculate", {"expression": "12"})
     # Worked on further, handed to another tool, or not a number: a step on.
@@ -873,11 +863,7 @@ def test_after_results_a_call_to_a_tool_nobody_asked_for_with_values_nobody_gave
     )
     made = ToolCall(id="c1", name="current_time", arguments={"timezone": "Asia/Tokyo"})
     found = "Saturday 12:59 in Asia/Tokyo; your order ORD-17 shipped"
-    conversation = [
-        Message.user("What time is it in Tokyo?"),
-        Message(role="assistant", parts=(made,)),
-        Message(role="tool", parts=(ToolResult(call_id="c1", name="current_time", content=found),)),
-    ]
+    conversation = _answered("What time is it in Tokyo?", made, found)
     asked = Grounding.of(conversation, [clock, converter, orders])
     assert asked.asks_nothing_new(
         "convert_units", {"value": 12.59, "from_unit": "km", "to_unit": "mi"}
@@ -893,12 +879,7 @@ def test_after_results_the_tools_that_may_take_up_a_part_no_call_took_up() -> No
     tools = [clock, calculator, notes]
 
     def after(question: str, call: ToolCall, failed: bool = False) -> list[str]:
-        result = ToolResult(call_id=call.id, name=call.name, content="done", is_error=failed)
-        conversation = [
-            Message.user(question),
-            Message(role="assistant", parts=(call,)),
-            Message(role="tool", parts=(result,)),
-        ]
+        conversation = _answered(question, call, failed=failed)
         return [tool.name for tool in Grounding.of(conversation, tools).tools_left(tools)]
 
     percent = ToolCall(id="c1", name="calculate", arguments={"expression": "15 * 80 / 100"})
@@ -937,13 +918,7 @@ def test_a_tool_is_named_by_a_word_its_description_alone_writes() -> None:
     }
     tokyo = ToolCall(id="c1", name="current_time", arguments={"timezone": "Asia/Tokyo"})
     question = "what's the time in tokyo and what does toolwire's strict mode do"
-    result = ToolResult(call_id="c1", name="current_time", content="23:25 in Asia/Tokyo")
-    conversation = [
-        Message.user(question),
-        Message(role="assistant", parts=(tokyo,)),
-        Message(role="tool", parts=(result,)),
-    ]
-    grounding = Grounding.of(conversation, tools)
+    grounding = Grounding.of(_answered(question, tokyo, "23:25 in Asia/Tokyo"), tools)
     left = grounding.tools_left(tools)
     assert [tool.name for tool in left] == ["search_notes"]
     assert grounding.part_left(question, left) == "what does toolwire's strict mode do"
@@ -956,13 +931,7 @@ def test_the_part_left_is_the_clause_naming_a_tool_left_or_holding_a_value_left(
     tools = [clock, calculator, emails]
 
     def left(question: str, call: ToolCall) -> str:
-        result = ToolResult(call_id=call.id, name=call.name, content="done")
-        conversation = [
-            Message.user(question),
-            Message(role="assistant", parts=(call,)),
-            Message(role="tool", parts=(result,)),
-        ]
-        grounding = Grounding.of(conversation, tools)
+        grounding = Grounding.of(_answered(question, call), tools)
         return grounding.part_left(question, grounding.tools_left(tools))
 
     tokyo = ToolCall(id="c1", name="current_time", arguments={"timezone": "Asia/Tokyo"})
@@ -1049,13 +1018,9 @@ def test_a_part_left_is_taken_up_by_the_values_a_call_asks_not_its_defaults() ->
     emails = search_emails.definition
     clock = ToolDefinition(name="current_time", description="the time", parameters={})
     made = ToolCall(id="c1", name="current_time", arguments={"timezone": "Asia/Tokyo"})
-    conversation = [
-        Message.user("What time is it in Tokyo, and do I have any unread emails?"),
-        Message(role="assistant", parts=(made,)),
-        Message(
-            role="tool", parts=(ToolResult(call_id="c1", name="current_time", content="9:00"),)
-        ),
-    ]
+    conversation = _answered(
+        "What time is it in Tokyo, and do I have any unread emails?", made, "9:00"
+    )
     grounding = Grounding.of(conversation, [clock, emails])
     arguments = {"query": "unread", "unread_only": True, "limit": 10}
     assert grounding.takes_up_part("search_emails", arguments)
@@ -1074,12 +1039,7 @@ def test_a_call_that_found_nothing_took_up_no_part_of_the_request() -> None:
     made = ToolCall(id="c1", name="git_log", arguments={"path": "tests/src/weatherly/x.py"})
 
     def after(found: str, failed: bool = False) -> Grounding:
-        result = ToolResult(call_id="c1", name="git_log", content=found, is_error=failed)
-        conversation = [
-            Message.user(asked),
-            Message(role="assistant", parts=(made,)),
-            Message(role="tool", parts=(result,)),
-        ]
+        conversation = _answered(asked, made, found, failed=failed)
         return Grounding.of(conversation, [log, list_files.definition])
 
     listing = {"path": "src/weatherly"}
@@ -1105,14 +1065,8 @@ def test_free_text_of_its_tools_name_alone_copies_the_documentation() -> None:
     clock = ToolDefinition(name="current_time", description="the time", parameters={})
     asked = "How do I set a timeout in toolwire, and what time is it in UTC?"
     made = ToolCall(id="c1", name="current_time", arguments={"timezone": "UTC"})
-    result = ToolResult(call_id="c1", name="current_time", content="14:25 in UTC")
-    conversation = [
-        Message.user(asked),
-        Message(role="assistant", parts=(made,)),
-        Message(role="tool", parts=(result,)),
-    ]
     notes = search_notes.definition
-    grounding = Grounding.of(conversation, [clock, notes])
+    grounding = Grounding.of(_answered(asked, made, "14:25 in UTC"), [clock, notes])
     assert grounding.copied_descriptions("search_notes", {"query": "notes"}) == ["query"]
     assert grounding.copied_descriptions("search_notes", {"query": "search notes"}) == ["query"]
     assert grounding.copied_descriptions("search_notes", {"query": "timeout"}) == []
@@ -1453,3 +1407,15 @@ def test_after_results_a_call_that_changes_something_nobody_asked_for_is_found()
     assert not after("What's on next Tuesday?").asks_nothing_new(
         "list_events", {"date": "2026-03-18"}
     )
+
+
+def _answered(
+    question: str, call: ToolCall, found: str = "done", *, failed: bool = False
+) -> list[Message]:
+    """A conversation asking `question`, answered by `call`, which returned `found`."""
+    result = ToolResult(call_id=call.id, name=call.name, content=found, is_error=failed)
+    return [
+        Message.user(question),
+        Message(role="assistant", parts=(call,)),
+        Message(role="tool", parts=(result,)),
+    ]
