@@ -51,10 +51,26 @@ def test_the_builtin_set_is_read_only_and_needs_no_approval() -> None:
         ("max(1, 5, 3) - min(4, 2)", 3),
         ("factorial(5)", 120),
         ("2 \u00d7 3 \u00f7 4", 1.5),
+        ("15% of 80", 12),
+        ("80 * 15%", 12),
+        ("12.5 % of 40", 5),
+        ("(10 + 5)% of 200", 30),
+        ("17 % 5", 2),
+        ("17 %(5)", 2),
+        ("$250 * 36", 9000),
+        ("\u20ac1,250.50 + \u00a30.5", 1251),
+        ("5,570 / 10", 557),
+        ("1,000,000 - 1", 999999),
     ],
 )
 def test_arithmetic(expression: str, value: float) -> None:
     assert evaluate(expression) == pytest.approx(value)
+
+
+def test_several_expressions_are_each_answered() -> None:
+    assert run(calculate, expression="25 * 4, 144 / 12") == "25 * 4 = 100; 144 / 12 = 12"
+    assert run(calculate, expression="max(1, 2), 15% of 80") == "max(1, 2) = 2; 15% of 80 = 12"
+    assert run(calculate, expression="1,000 * 2") == "1,000 * 2 = 2000"
 
 
 def test_constants_and_formatting() -> None:
@@ -85,6 +101,8 @@ def test_constants_and_formatting() -> None:
         ("sqrt(x=1)", "positional"),
         ("1 if 1 else 2", "not allowed"),
         ("1 < 2", "not allowed"),
+        ("1,5", "comma and a space"),
+        ("x%", "not an arithmetic expression"),
     ],
 )
 def test_arithmetic_refuses_anything_but_arithmetic(expression: str, message: str) -> None:

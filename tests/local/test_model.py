@@ -838,3 +838,38 @@ def test_each_result_is_answered_from_the_part_of_the_request_its_call_took_up()
     time_part, percent_part = (folded[-1].text for folded in each_folded(two_parts))
     assert time_part.startswith("What time is it in Tokyo\n") and "12" not in time_part
     assert percent_part.startswith("what is 15% of 80?\n") and "03:07" not in percent_part
+
+
+@pytest.mark.parametrize(
+    ("pieces", "passed", "ends"),
+    [
+        # After its answer, a small model lists the calls it did not make until the limit.
+        (["12\n", '{"na', 'me": "calculate"'], "12", True),
+        (["It is 14:25.", '\n{"name": "current_time", "arguments": {}}'], "It is 14:25.", True),
+        # A call behind the family's marker is the reader's, one in a fence is shown on purpose.
+        (
+            ["Let me look.\n<tool_call>\n", '{"name": "x"'],
+            'Let me look.\n<tool_call>\n{"name": "x"',
+            False,
+        ),
+        (["```json\n", '{"name": "x"}\n```'], '```json\n{"name": "x"}\n```', False),
+        # A line that only begins like a call is passed on once it is plainly not one.
+        (["a\n{", '"n', "ope"], 'a\n{"nope', False),
+    ],
+)
+def test_a_text_reply_ends_where_it_lists_calls_as_json(
+    pieces: list[str], passed: str, ends: bool
+) -> None:
+    from toolwire.models.local._formats import HERMES
+    from toolwire.models.local._reply import _ShownCalls
+
+    shown = _ShownCalls(HERMES.start)
+    text, ended = "", False
+    for piece in pieces:
+        more, ended = shown.feed(piece)
+        text += more
+        if ended:
+            break
+    else:
+        text += shown.rest()
+    assert (text, ended) == (passed, ends)

@@ -1,13 +1,19 @@
 """Arithmetic the model asks for, evaluated by walking the expression's syntax tree: numbers,
 operators, a few math functions and constants, nothing else (no names, attributes, calls to
 anything unlisted), with limits on size, nesting, the magnitude of results and the work each
-operation may cost."""
+operation may cost.
+
+Expressions are read as people write them, which is how models write them too: "15% of 80",
+"$250 * 36", "5,570 / 11.5", and several at once separated by commas ("25 * 4, 144 / 12"), each
+answered in turn.
+"""
 
 from __future__ import annotations
 
 import ast
 import math
 import operator
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -37,6 +43,14 @@ _UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
     ast.USub: operator.neg,
 }
 _CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau}
+
+_NUMBER = r"\d+(?:\.\d+)?|\.\d+"
+# A percent sign after a number or a bracket, unless a number or a bracket follows it
+# ("17 % 5" is a remainder); "of" after it multiplies.
+_PERCENT = re.compile(rf"({_NUMBER}|\))\s*%(?!\s*[\d.(])(\s*of\b)?", re.IGNORECASE)
+_CURRENCY = re.compile(r"[$\u20ac\u00a3\u00a5](?=\s*[\d.])")
+# Digits grouped in threes by commas, with no space: "5,570", "1,000,000".
+_THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?!\d)")
 
 
 def _factorial(n: float) -> int:
@@ -80,8 +94,7 @@ def evaluate(expression: str) -> int | float:
     """The value of an arithmetic expression; `ToolError` says what is wrong with a bad one."""
     if len(expression) > MAX_LENGTH:
         raise ToolError(f"the expression is longer than {MAX_LENGTH} characters")
-    # What people (and models) type for multiplication, division and powers.
-    text = expression.replace("\u00d7", "*").replace("\u00f7", "/").replace("^", "**").strip()
+    text = _as_python(expression)
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError:
@@ -96,6 +109,35 @@ def evaluate(expression: str) -> int | float:
         raise ToolError("the result is too large") from None
     except (ValueError, TypeError) as error:
         raise ToolError(f"cannot evaluate {expression!r}: {error}") from None
+
+
+def _as_python(expression: str) -> str:
+    """What people (and models) type for multiplication, division, powers, percentages, amounts
+    of money and thousands, as Python writes it."""
+    text = expression.replace("\u00d7", "*").replace("\u00f7", "/").replace("^", "**")
+    text = _THOUSANDS.sub(lambda found: found.group().replace(",", ""), _CURRENCY.sub("", text))
+    return _PERCENT.sub(_fraction, text).strip()
+
+
+def _fraction(percentage: re.Match[str]) -> str:
+    of = " *" if percentage[2] else ""
+    if percentage[1] == ")":
+        return f") / 100{of}"
+    return f"({percentage[1]} / 100){of}"
+
+
+def _parts(expression: str) -> list[str]:
+    """The expressions separated by a comma and a space outside brackets ("1,5" is one number,
+    written in one of two ways: left to fail as a list)."""
+    parts: list[str] = []
+    depth, start = 0, 0
+    for at, character in enumerate(expression):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(character, 0)
+        if character == "," and depth == 0 and expression[at + 1 : at + 2].isspace():
+            parts.append(expression[start:at].strip())
+            start = at + 1
+    parts.append(expression[start:].strip())
+    return [part for part in parts if part]
 
 
 def _value(node: ast.expr, depth: int) -> int | float:
@@ -121,6 +163,10 @@ def _value(node: ast.expr, depth: int) -> int | float:
         return _CONSTANTS[node.id]
     if isinstance(node, ast.Call):
         return _call(node, depth)
+    if isinstance(node, ast.Tuple):
+        raise ToolError(
+            "several expressions are separated by a comma and a space; decimals take a point"
+        )
     raise ToolError(f"{type(node).__name__} is not allowed in arithmetic")
 
 
@@ -179,6 +225,12 @@ def calculate(expression: str) -> str:
     Args:
         expression: numbers with + - * / // % ** (or ^) and parentheses; functions sqrt, cbrt,
             abs, round, floor, ceil, exp, log, log10, log2, sin, cos, tan, asin, acos, atan,
-            degrees, radians, hypot, min, max, factorial; constants pi, e, tau
+            degrees, radians, hypot, min, max, factorial; constants pi, e, tau; percentages
+            (15% of 80); several expressions separated by commas
     """
-    return f"{expression} = {_format(evaluate(expression))}"
+    if len(expression) > MAX_LENGTH:
+        raise ToolError(f"the expression is longer than {MAX_LENGTH} characters")
+    parts = _parts(expression)
+    if len(parts) < 2:
+        return f"{expression} = {_format(evaluate(parts[0] if parts else expression))}"
+    return "; ".join(f"{part} = {_format(evaluate(part))}" for part in parts)

@@ -10,9 +10,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["BARE_JSON", "HERMES", "PROMPTED", "CallFormat", "call_key", "detect_format"]
+__all__ = [
+    "BARE_JSON",
+    "CALL_ON_A_LINE",
+    "HERMES",
+    "PROMPTED",
+    "CallFormat",
+    "call_key",
+    "detect_format",
+]
 
 _DECODER = json.JSONDecoder()
+_CALL_OBJECT = '{"name": '
+
+CALL_ON_A_LINE = "\n" + _CALL_OBJECT
+"""A call a reply writes as a bare JSON object on a line of its text: in an answer, a call the
+model shows rather than makes."""
 
 # Openings that small models use for a call instead of (or besides) their own marker: a bare
 # JSON object or list, or a fenced JSON block.
@@ -34,7 +47,7 @@ class CallFormat:
 
     def call_text(self, name: str) -> tuple[str, str]:
         """The text before and after a call's arguments object."""
-        before = f'{self.start}{{"name": {json.dumps(name, ensure_ascii=False)}, "arguments": '
+        before = f'{self.start}{_CALL_OBJECT}{json.dumps(name, ensure_ascii=False)}, "arguments": '
         return before, "}" + self.end
 
     def whole_call(

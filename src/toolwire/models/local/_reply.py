@@ -56,7 +56,7 @@ from ...tools import ToolDefinition
 from ._bridge import start
 from ._coverage import RequestValues
 from ._engine import Contrast, Engine, Gate, Generation, GenerationRequest, GoOn
-from ._formats import CallFormat, call_key
+from ._formats import CALL_ON_A_LINE, CallFormat, call_key
 from ._grounding import Grounding, changes, folded
 
 __all__ = ["ANSWER_ATTEMPTS", "TRIALS", "PartLeft", "Plan", "Reply", "Steering"]
@@ -392,6 +392,7 @@ class Reply:
         run = start(self.engine, self.gated, watch=opens_call)
         held: list[str] = []
         decided: bool | None = None
+        shown = _ShownCalls(self.call_format.start)
         try:
             async for piece in run.pieces():
                 if decided is None:
@@ -402,11 +403,16 @@ class Reply:
                     if decided is False:
                         self.reader = self.prose_reader
                         self.prose_calls = _ProseCalls(self.plan.grounding)
-                        for event in self._read("".join(held)):
-                            yield event
-                elif decided is False:
-                    for event in self._read(piece):
+                        piece = "".join(held)
+                if decided is False:
+                    text, shows_call = shown.feed(piece)
+                    for event in self._read(text):
                         yield event
+                    if shows_call:
+                        break
+            else:
+                for event in self._read(shown.rest()):
+                    yield event
         finally:
             run.stop()
         self._record(run.result)
@@ -791,6 +797,41 @@ class _WholeCalls:
         """The call being written, handed over as it is."""
         rest, self._text = self._text[self._done :], self._text[: self._done]
         return rest
+
+
+class _ShownCalls:
+    """The text of a reply up to a line that writes a call as a bare JSON object after prose
+    (not behind the family's marker `marker`, where the reader takes it as a call, nor in a
+    fence): a small model that answered in prose goes on to list the calls it did not make,
+    one per line, until the token limit."""
+
+    def __init__(self, marker: str) -> None:
+        self._marker = marker.strip()
+        self._text = ""
+        self._passed = 0
+
+    def feed(self, piece: str) -> tuple[str, bool]:
+        """The text that may be passed on, and whether the reply should end there."""
+        self._text += piece
+        text = self._text
+        at = text.find(CALL_ON_A_LINE, self._passed)
+        while at >= 0 and self._opens_call(text[text.rfind("\n", 0, at) + 1 : at].strip()):
+            at = text.find(CALL_ON_A_LINE, at + 1)
+        if at >= 0:
+            return self._pass(at), True
+        line = text.rfind("\n")
+        could_be_one = line >= 0 and CALL_ON_A_LINE.startswith(text[line:])
+        return self._pass(line if could_be_one else len(text)), False
+
+    def rest(self) -> str:
+        return self._pass(len(self._text))
+
+    def _opens_call(self, line: str) -> bool:
+        return line.startswith("```") or bool(self._marker) and line == self._marker
+
+    def _pass(self, end: int) -> str:
+        passed, self._passed = self._text[self._passed : end], max(self._passed, end)
+        return passed
 
 
 _CallEvent = ToolCallStarted | ToolCallArgumentsDelta | ToolCallFailed
