@@ -191,6 +191,6 @@ def test_a_first_call_copying_its_query_description_is_written_again_in_the_requ
         ("search_notes", {"query": "models"})
     ]
     assert corrections[0] == (
-        "dropped: 'query' is passed its own description, not a value the user gave",
+        "dropped: 'query' copies the tool's documentation, not a value the user gave",
     )
     assert isinstance(result.output, str) and "qwen2.5-coder-1.5b" in result.output

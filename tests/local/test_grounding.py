@@ -664,6 +664,22 @@ def test_ends_written_backwards_are_turned_round_where_the_request_says_from_and
         assert either.arguments(TRAFFIC.name, backwards) == backwards
 
 
+def test_a_later_call_passing_a_unit_the_conversation_never_names_is_made_up() -> None:
+    from toolwire.builtin import TOOLS
+
+    tools = [t.definition for t in TOOLS]
+    asked = Grounding.of([Message.user("What time is it in Tokyo, and what is 15% of 80?")], tools)
+    earlier = [("current_time", {"timezone": "Asia/Tokyo"})]
+    fahrenheit = {"value": 15.0, "from_unit": "\u00b0F", "to_unit": "\u00b0C"}
+    assert asked.made_up("convert_units", fahrenheit, earlier)
+    # Any spelling of a unit names it, after a number or alone.
+    for said in ("I baked at 350\u00b0F: what is 15 F in celsius?", "fahrenheit to C: 15, 80"):
+        named = Grounding.of([Message.user(said)], tools)
+        assert not named.made_up("convert_units", fahrenheit, earlier)
+    # The first call of a reply is the model's reading of the request.
+    assert not asked.made_up("convert_units", fahrenheit, [])
+
+
 @given(
     st.lists(st.from_regex(r"[A-Z][a-z]{3,8}", fullmatch=True), min_size=1, max_size=5),
     st.data(),

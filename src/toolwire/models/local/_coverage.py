@@ -189,7 +189,7 @@ class RequestValues:
     def names(self, tool: str) -> bool:
         """Whether the request writes a word of the tool's name ("time" for `current_time`),
         or one beginning alike ("notes" for `search_note`)."""
-        return self.says(_name_words(tool))
+        return self.says(_long_name_words(tool))
 
     def says(self, words: Iterable[str]) -> bool:
         """Whether the request writes one of `words`, or a word beginning alike."""
@@ -284,7 +284,8 @@ def described_by(tools: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
     tool's name or description writes: what its author says it is about and no other tool is
     ("toolwire" of the notes' search beside a clock and a calculator; "commits" of a log)."""
     said = {
-        name: (frozenset(_WORD.findall(description.lower())) - FUNCTION_WORDS) | _name_words(name)
+        name: (frozenset(_WORD.findall(description.lower())) - FUNCTION_WORDS)
+        | _long_name_words(name)
         for name, description in tools
     }
     return {
@@ -293,7 +294,8 @@ def described_by(tools: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
     }
 
 
-def _name_words(tool: str) -> frozenset[str]:
+def _long_name_words(tool: str) -> frozenset[str]:
+    """The words of a tool's name (camelCase split) long enough to be matched (`_WORD`)."""
     return frozenset(_WORD.findall(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", tool).lower()))
 
 

@@ -41,8 +41,9 @@ A call after the first of a reply may go on past what the request asks (`made_up
 request does not name, asked with nothing of the request that no earlier call took up ("165
 pounds" searched in the notes after the conversion of 165 pounds, the time in UTC after it),
 values the conversation never gave where every earlier call of the tool took that parameter
-from it, an option nobody mentioned beside ones mentioned, an earlier call again with a flag
-turned off that the request never turns off. The reply drops such a call.
+from it, an option nobody mentioned beside ones mentioned, a unit nobody named, an earlier
+call again with a flag turned off that the request never turns off. The reply drops such a
+call.
 
 A required number (no default) that the request cannot have given, since it writes no number
 and the conversation never wrote that one, is the user's to give (`missing`): the reply drops
@@ -133,6 +134,7 @@ _STEM = 5
 say)."""
 _MEASURE = re.compile(r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?)\s?((?:[^\W\d_][\w/²³]*[ \t]*){1,3})")
 """A number and the (up to three) words after it, where a unit may be."""
+_UNIT_WORD = re.compile(r"[^\W\d_][\w/²³]*|°\w*")
 _DEFAULT_UNIT = re.compile(
     r"\bdefaults?\b(?:\s+(?:unit\s+)?(?:is|to))?\s*:?\s*['\"]?([^'\".,;)]+)", re.I
 )
@@ -188,6 +190,8 @@ class Grounding:
     "please")."""
     described: Mapping[str, frozenset[str]] = field(default_factory=dict)
     """By tool name: the words its description alone writes (see `described_by`)."""
+    units: frozenset[str] = frozenset()
+    """The units it names, by canonical name (see `known_unit`)."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -241,6 +245,7 @@ class Grounding:
             called=called if last else {},
             request_words=_telling_words(conversation[asked].text) if asked is not None else (),
             described=described_by((tool.name, tool.description) for tool in tools),
+            units=_units_named(text),
         )
 
     def arguments(
@@ -316,8 +321,9 @@ class Grounding:
         earlier call has (`RequestValues.takes_up`); it asks an
         earlier call again with flags turned off that the request never turns off or makes a
         condition of; it passes a value the conversation never gave to a parameter every
-        earlier call of the tool took from it; or it passes an option the conversation does not
-        mention where it mentions another."""
+        earlier call of the tool took from it; it passes an option the conversation does not
+        mention where it mentions another; or it passes as free text a unit the conversation
+        never names (after the time in Tokyo, "15 °F in °C" for "what is 15% of 80")."""
         if not earlier:
             return False
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
@@ -329,6 +335,9 @@ class Grounding:
             and not request.names(tool)
             and not request.takes_up(asked, [before for _, before in earlier])
         ):
+            return True
+        free_text = (value for name, value in asked.items() if name not in parameters.choices)
+        if any(self._unit_unnamed(value) for value in free_text):
             return True
         siblings = [before for called, before in earlier if called == tool]
         for name, value in arguments.items():
@@ -639,6 +648,10 @@ class Grounding:
         if unit.options is None:
             return written
         return next((o for o in unit.options if known_unit(o) == (unit.kind, canonical)), None)
+
+    def _unit_unnamed(self, value: Any) -> bool:
+        unit = known_unit(value) if isinstance(value, str) else None
+        return unit is not None and unit[1] not in self.units
 
     def gave(self, value: str) -> bool:
         """Whether the conversation holds `value` whole, or a telling word of it."""
@@ -1080,6 +1093,16 @@ def _measures(text: str) -> tuple[tuple[float, str, str, str], ...]:
         (float(number.replace(",", "")), *known, unit)
         for number, after in _MEASURE.findall(text)
         if (unit := _leading_unit(after.split())) and (known := known_unit(unit))
+    )
+
+
+def _units_named(text: str) -> frozenset[str]:
+    """The canonical names of the units `text` names, alone or after a number."""
+    words = _UNIT_WORD.findall(text)
+    return frozenset(
+        known[1]
+        for at in range(len(words))
+        if (unit := _leading_unit(words[at : at + 3])) and (known := known_unit(unit))
     )
 
 

@@ -894,7 +894,7 @@ def _missing_why(parameter: str) -> str:
 
 
 def _described_why(parameter: str) -> str:
-    return f"{parameter!r} is passed its own description, not a value the user gave"
+    return f"{parameter!r} copies the tool's documentation, not a value the user gave"
 
 
 def _copied_why(copied: str) -> str:
