@@ -664,6 +664,28 @@ def test_ends_written_backwards_are_turned_round_where_the_request_says_from_and
         assert either.arguments(TRAFFIC.name, backwards) == backwards
 
 
+MAIL_SEARCH = _tool(
+    "search_emails",
+    [],
+    query={"type": "string", "default": ""},
+    unread_only={"type": "boolean", "default": False, "description": "only unread messages"},
+    maxResults={"type": "integer", "default": 10},
+)
+
+
+def test_free_text_writing_another_parameters_coined_name_is_left_out() -> None:
+    unread = Grounding.of([Message.user("any unread emails?")], [MAIL_SEARCH])
+    for schema_copied in ("unread_only: true", "maxResults=5 unread", "unread_only"):
+        written = {"query": schema_copied, "unread_only": True}
+        assert unread.arguments(MAIL_SEARCH.name, written) == {"unread_only": True}
+    # The words of a name, a name the user writes, and a value of its own are the user's.
+    for query in ("unread", "only unread from Dana", "unread_only_flag"):
+        written = {"query": query, "unread_only": True}
+        assert unread.arguments(MAIL_SEARCH.name, written) == written
+    coined = Grounding.of([Message.user("search for unread_only in my mail")], [MAIL_SEARCH])
+    assert coined.arguments(MAIL_SEARCH.name, {"query": "unread_only"})["query"] == "unread_only"
+
+
 def test_a_later_call_passing_a_unit_the_conversation_never_names_is_made_up() -> None:
     from toolwire.builtin import TOOLS
 

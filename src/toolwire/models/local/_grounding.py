@@ -15,7 +15,8 @@ is a number whose default is null).
 - An optional free-text parameter keeps its default where the model passes a date (an ISO date
   such as "2026-03-10") and the user names no day, month or date: a small model fills a date
   filter nobody asked for with today's date from the system message ("Jane Doe's orders placed
-  after 2026-03-10": none).
+  after 2026-03-10": none). So does one whose value writes the name of another of the tool's
+  parameters as the schema coins it, which nobody wrote (`query="unread_only: true"`).
 - A flag the model turns away from its default stays at the default unless the conversation
   mentions a word of its name or two telling words of its description; a flag off by default
   is turned on where the request asks for it nearest this call's values, and never in the
@@ -134,6 +135,7 @@ _STEM = 5
 say)."""
 _MEASURE = re.compile(r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?)\s?((?:[^\W\d_][\w/²³]*[ \t]*){1,3})")
 """A number and the (up to three) words after it, where a unit may be."""
+_COINED = re.compile(r"[a-z0-9]_[a-z0-9]|[a-z][A-Z]")
 _UNIT_WORD = re.compile(r"[^\W\d_][\w/²³]*|°\w*")
 _DEFAULT_UNIT = re.compile(
     r"\bdefaults?\b(?:\s+(?:unit\s+)?(?:is|to))?\s*:?\s*['\"]?([^'\".,;)]+)", re.I
@@ -267,7 +269,9 @@ class Grounding:
                 continue
             if name in parameters.numbers and self._made_up_number(value):
                 continue
-            if name in parameters.texts and self._made_up_date(value):
+            if name in parameters.texts and (
+                self._made_up_date(value) or self._names_parameter(parameters, name, value)
+            ):
                 continue
             if name in parameters.structures and self._made_up_inside(value):
                 continue
@@ -680,6 +684,17 @@ class Grounding:
         digits = set(_DIGITS.findall(value))
         return folded(value).strip() not in self.said and not (digits and digits <= self.digit_runs)
 
+    def _names_parameter(self, parameters: _Guessable, name: str, value: Any) -> bool:
+        """Whether free text writes the name of another of the tool's parameters, as coined,
+        which the conversation never writes: the model put the schema in the value
+        (`query="unread_only: true"` beside `unread_only=true`)."""
+        return isinstance(value, str) and any(
+            other != name
+            and re.search(rf"(?<![\w]){re.escape(other)}(?!\w)", value)
+            and folded(other) not in self.said
+            for other in parameters.coined
+        )
+
     def _made_up_date(self, value: Any) -> bool:
         return isinstance(value, str) and not self.names_day and bool(_ISO_DATE.fullmatch(value))
 
@@ -808,6 +823,9 @@ class _Guessable:
     described: Mapping[str, frozenset[str]] = field(default_factory=dict)
     """Required, taking free text: what its description says it is, folded, whole and without
     its examples ("the text to find"), which no user's value is."""
+    coined: frozenset[str] = frozenset()
+    """The names of its parameters written as identifiers (`unread_only`, `maxResults`),
+    which people do not write."""
 
     def asked(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The arguments but those equal to their parameter's default."""
@@ -1035,6 +1053,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         frozenset(identifiers),
         frozenset(required),
         described,
+        frozenset(name for name in properties if _COINED.search(name)),
     )
 
 
