@@ -5,7 +5,8 @@ operation may cost.
 
 Expressions are read as people write them, which is how models write them too: "15% of 80",
 "$250 * 36", "5,570 / 11.5", and several at once separated by commas ("25 * 4, 144 / 12"), each
-answered in turn.
+answered in turn. The tool's description does not list these: a small model copies what a
+description shows into requests it does not fit ("15% of 80" as an example of a percentage).
 """
 
 from __future__ import annotations
@@ -225,8 +226,7 @@ def calculate(expression: str) -> str:
     Args:
         expression: numbers with + - * / // % ** (or ^) and parentheses; functions sqrt, cbrt,
             abs, round, floor, ceil, exp, log, log10, log2, sin, cos, tan, asin, acos, atan,
-            degrees, radians, hypot, min, max, factorial; constants pi, e, tau; percentages
-            (15% of 80); several expressions separated by commas
+            degrees, radians, hypot, min, max, factorial; constants pi, e, tau
     """
     if len(expression) > MAX_LENGTH:
         raise ToolError(f"the expression is longer than {MAX_LENGTH} characters")
