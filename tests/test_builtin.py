@@ -156,11 +156,24 @@ def test_a_clock_tool_tells_the_time_it_is_given_as_the_builtin_one_would() -> N
         ("Washington D.C.", "America/New_York"),
         ("St. Louis", "America/Chicago"),
         ("Beijing", "Asia/Shanghai"),
+        # A country in one zone, or mostly in one, as the time zone database says.
+        ("New Zealand", "Pacific/Auckland"),
+        ("Pacific/New_Zealand", "Pacific/Auckland"),
+        ("South Korea", "Asia/Seoul"),
+        ("United Arab Emirates", "Asia/Dubai"),
+        ("Kenya", "Africa/Nairobi"),
+        ("C\u00f4te d'Ivoire", "Africa/Abidjan"),
     ],
 )
 def test_a_city_zoneinfo_does_not_name_is_found(place: str, zone: str) -> None:
     moment = datetime.datetime(2025, 7, 1, 12, 30, tzinfo=datetime.UTC)
     assert f" in {zone} (" in describe_time(place, lambda: moment)
+
+
+@pytest.mark.parametrize("place", ["United States", "Canada", "Australia", "Korea"])
+def test_a_country_split_between_zones_is_no_zone(place: str) -> None:
+    with pytest.raises(ToolError, match="unknown time zone"):
+        describe_time(place, lambda: datetime.datetime.now(datetime.UTC))
 
 
 def test_unknown_time_zone_suggests_names() -> None:

@@ -1,12 +1,17 @@
-"""The current date and time in a time zone (IANA names, through zoneinfo)."""
+"""The current date and time in a time zone (IANA names, through zoneinfo), or in a city or a
+country as people name them."""
 
 from __future__ import annotations
 
 import datetime
 import difflib
+import functools
+import importlib.resources
+import re
 import unicodedata
 import zoneinfo
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from ..errors import ToolError
 from ..tools import Tool, tool
@@ -143,7 +148,7 @@ def _known_zone(name: str) -> zoneinfo.ZoneInfo | None:
     key = _ALIASES.get(name.lower(), name.replace(" ", "_"))
     try:
         return zoneinfo.ZoneInfo(key)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):  # "Canada" is a folder
         pass
     names = zoneinfo.available_timezones()
     by_lower = {n.lower(): n for n in names}
@@ -153,9 +158,67 @@ def _known_zone(name: str) -> zoneinfo.ZoneInfo | None:
     city = key.rsplit("/", 1)[-1].lower()
     cities = {n.rsplit("/", 1)[-1].lower(): n for n in names if "/" in n}
     spoken = city.replace("_", " ").replace(".", "")
-    if city in cities or spoken in _CITY_ZONES:
-        return zoneinfo.ZoneInfo(cities.get(city) or _CITY_ZONES[spoken])
-    return None
+    zone = cities.get(city) or _CITY_ZONES.get(spoken) or _country_zones().get(spoken)
+    return None if zone is None else zoneinfo.ZoneInfo(zone)
+
+
+# The zone a country's table line says covers most of it, or all of it but islands.
+_MAIN_ZONE = re.compile(r"^most of |\(mainland\)$")
+
+
+@functools.cache
+def _country_zones() -> dict[str, str]:
+    """By country name ("japan", "new zealand", "south korea"), the zone of a country with one,
+    or whose first zone the time zone database says covers most of it; none for the countries
+    whose zones split them (the United States, Canada, Australia, Russia). Empty where no copy
+    of the database's tables is installed."""
+    tables = _zone_tables()
+    if tables is None:
+        return {}
+    countries, zones = tables
+    by_code: dict[str, list[tuple[str, str]]] = {}
+    for line in zones.splitlines():
+        fields = line.split("\t")
+        if len(fields) >= 3 and not line.startswith("#"):
+            by_code.setdefault(fields[0], []).append((fields[2], (fields[3:] or [""])[0]))
+    found: dict[str, set[str]] = {}
+    for line in countries.splitlines():
+        code, _, name = line.partition("\t")
+        listed = by_code.get(code, [])
+        if line.startswith("#") or not listed:
+            continue
+        zone, comment = listed[0]
+        if len(listed) == 1 or _MAIN_ZONE.search(comment):
+            for spoken in _country_names(name.strip()):
+                found.setdefault(spoken, set()).add(zone)
+    # "Korea" and "Congo" name two countries each, in two zones: neither is meant.
+    return {spoken: zone for spoken, (zone, *others) in found.items() if not others}
+
+
+def _country_names(name: str) -> Iterator[str]:
+    """How people write a country the table names "Korea (South)": "korea", "south korea"."""
+    plain = "".join(
+        c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)
+    ).lower()
+    base, _, qualifier = plain.partition(" (")
+    yield base.replace(".", "")
+    if qualifier:
+        yield f"{qualifier.rstrip(')')} {base}".replace(".", "")
+
+
+def _zone_tables() -> tuple[str, str] | None:
+    """The time zone database's country table (`iso3166.tab`) and zone table (`zone.tab`),
+    from the system's copy zoneinfo reads, else the `tzdata` package's."""
+    for directory in map(Path, zoneinfo.TZPATH):
+        try:
+            return (directory / "iso3166.tab").read_text(), (directory / "zone.tab").read_text()
+        except OSError:
+            continue
+    try:
+        package = importlib.resources.files("tzdata") / "zoneinfo"
+        return (package / "iso3166.tab").read_text(), (package / "zone.tab").read_text()
+    except (ModuleNotFoundError, OSError):
+        return None
 
 
 def _utc_now() -> datetime.datetime:
