@@ -686,6 +686,15 @@ def test_free_text_writing_another_parameters_coined_name_is_left_out() -> None:
     assert coined.arguments(MAIL_SEARCH.name, {"query": "unread_only"})["query"] == "unread_only"
 
 
+def test_a_look_up_turning_on_a_flag_the_request_asks_for_looks_up_a_piece_of_it() -> None:
+    # "any unread emails?": `read_email` lacked an id; listing the unread ones finds it.
+    unread = Grounding.of([Message.user("any unread emails?")], [MAIL_SEARCH])
+    assert unread.looks_up(MAIL_SEARCH.name, {"unread_only": True}, ["read_email"])
+    assert not unread.looks_up(MAIL_SEARCH.name, {"unread_only": False}, ["read_email"])
+    anything = Grounding.of([Message.user("any emails?")], [MAIL_SEARCH])
+    assert not anything.looks_up(MAIL_SEARCH.name, {"unread_only": True}, ["read_email"])
+
+
 def test_a_later_call_passing_a_unit_the_conversation_never_names_is_made_up() -> None:
     from toolwire.builtin import TOOLS
 

@@ -467,12 +467,22 @@ class Grounding:
         of the `unfounded` tools (those whose call lacked an identifier): a value the call asks
         (not a default) holds a piece of the request other than a word of their names
         ("dentist" to find the appointment `cancel_event` wants; not "order" for
-        `refund_order`, which only says again what is to be done)."""
+        `refund_order`, which only says again what is to be done), or it turns on a flag the
+        request asks for."""
         request = self.request
         if request is None:
             return False
-        asked = self.guessable.get(tool, _NOTHING_GUESSABLE).asked(arguments)
-        return self._beyond(request, unfounded).takes_up(asked, ())
+        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        asked = parameters.asked(arguments)
+        if self._beyond(request, unfounded).takes_up(asked, ()):
+            return True
+        # A flag the request asks for is a piece of it too ("unread" for `unread_only`).
+        return any(
+            value is True
+            and name in parameters.flags
+            and self.asks_for(name, parameters.flags[name])
+            for name, value in asked.items()
+        )
 
     @staticmethod
     def _beyond(request: RequestValues, tools: Iterable[str]) -> RequestValues:

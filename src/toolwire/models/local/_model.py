@@ -35,8 +35,9 @@ conversation asks is dropped (`_grounding`).
 With `resolve_dates` (the default) and tools offered, the request a conversation ends with, where
 it names days by their relation to the date the conversation states ("tomorrow", "next
 Tuesday"), is rendered with their dates after it (`_dates`): small models cannot count days.
-With `recall_results` (the default), a request that follows short tool results is rendered
-with them after it (`_recall`): small models read a follow-up ("add 6") on its own.
+With `recall_results` (the default), a request that follows a short answer made from tool
+results is rendered with it after it (`_recall`): small models read a follow-up ("add 6") on
+its own.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ from ._engine import Engine, GenerationRequest
 from ._formats import PROMPTED, CallFormat, call_key, detect_format
 from ._grammar import calls_grammar
 from ._grounding import Grounding, without_examples
-from ._recall import with_last_result
+from ._recall import with_last_answer
 from ._relevance import (
     RELEVANCE_NEUTRAL,
     RELEVANCE_WEIGHT,
@@ -297,7 +298,7 @@ class LocalModel:
 
     def render(self, request: ModelRequest, *, dated: bool = True) -> str:
         """The prompt text this request becomes (with the model's chat template); `dated`
-        False leaves out the notes after the request (the dates of its day words, the results
+        False leaves out the notes after the request (the dates of its day words, the answer
         before it: see `resolve_dates`, `recall_results`), which an answer has no use for."""
         loaded = self.load()
         tools = template_tools(request.tools) if request.tools else None
@@ -310,7 +311,7 @@ class LocalModel:
         if request.tools and dated and self.resolve_dates:
             messages = with_dates(messages)
         if request.tools and dated and self.recall_results:
-            messages = with_last_result(messages)
+            messages = with_last_answer(messages)
         if not (request.tools and self.guidance):
             return messages
         if messages and messages[0].role == "system":
