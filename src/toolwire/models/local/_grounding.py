@@ -193,7 +193,8 @@ class Grounding:
     described: Mapping[str, frozenset[str]] = field(default_factory=dict)
     """By tool name: the words its description alone writes (see `described_by`)."""
     units: frozenset[str] = frozenset()
-    """The units it names, by canonical name (see `known_unit`)."""
+    """The units it names, by the canonical names of the units they are made of (see
+    `_unit_roots`)."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -665,7 +666,7 @@ class Grounding:
 
     def _unit_unnamed(self, value: Any) -> bool:
         unit = known_unit(value) if isinstance(value, str) else None
-        return unit is not None and unit[1] not in self.units
+        return unit is not None and not _unit_roots(unit[1]) <= self.units
 
     def gave(self, value: str) -> bool:
         """Whether the conversation holds `value` whole, or a telling word of it."""
@@ -1126,13 +1127,22 @@ def _measures(text: str) -> tuple[tuple[float, str, str, str], ...]:
 
 
 def _units_named(text: str) -> frozenset[str]:
-    """The canonical names of the units `text` names, alone or after a number."""
+    """The units `text` names, alone or after a number, as their `_unit_roots`."""
     words = _UNIT_WORD.findall(text)
-    return frozenset(
-        known[1]
-        for at in range(len(words))
-        if (unit := _leading_unit(words[at : at + 3])) and (known := known_unit(unit))
+    return frozenset().union(
+        *(
+            _unit_roots(known[1])
+            for at in range(len(words))
+            if (unit := _leading_unit(words[at : at + 3])) and (known := known_unit(unit))
+        )
     )
+
+
+def _unit_roots(canonical: str) -> frozenset[str]:
+    """The units a unit is made of, by canonical name: an area or a volume of its length
+    ("ft2" of "ft": the area of a triangle in the feet its sides are given in), a speed of its
+    distance and time ("km/h")."""
+    return frozenset(part.rstrip("23") or part for part in canonical.split("/"))
 
 
 def _leading_unit(words: Sequence[str]) -> str | None:
