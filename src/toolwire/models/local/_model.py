@@ -296,25 +296,21 @@ class LocalModel:
             default_system=template.default_system(),
         )
 
-    def render(self, request: ModelRequest, *, dated: bool = True, recalled: bool = True) -> str:
+    def render(self, request: ModelRequest, *, dated: bool = True) -> str:
         """The prompt text this request becomes (with the model's chat template); `dated`
         False leaves out the notes after the request (the dates of its day words, the answer
-        before it: see `resolve_dates`, `recall_results`), which an answer has no use for;
-        `recalled` False leaves out the answer before it only."""
+        before it: see `resolve_dates`, `recall_results`), which an answer has no use for."""
         loaded = self.load()
         tools = template_tools(request.tools) if request.tools else None
         if tools and not loaded.native:
             raise UsageError(f"{self.name}: its chat template lays out no tools")
-        guided = self._guided(request, dated, recalled=recalled)
-        return loaded.template.render(template_messages(guided), tools)
+        return loaded.template.render(template_messages(self._guided(request, dated)), tools)
 
-    def _guided(
-        self, request: ModelRequest, dated: bool = True, *, recalled: bool = True
-    ) -> Sequence[Message]:
+    def _guided(self, request: ModelRequest, dated: bool = True) -> Sequence[Message]:
         messages = request.messages
         if request.tools and dated and self.resolve_dates:
             messages = with_dates(messages)
-        if request.tools and dated and recalled and self.recall_results:
+        if request.tools and dated and self.recall_results:
             messages = with_last_answer(messages)
         if not (request.tools and self.guidance):
             return messages
@@ -363,20 +359,14 @@ class LocalModel:
         new_request = last_request(request.messages) is not None
         tokenize = engine.tokenize if new_request else engine.tokenize_after_output
         base = _generation(tokenize(prompt, add_bos=add_bos), request.settings, self)
-        # Whether to call is the model's to say from the conversation as it is: shown the
-        # answer a follow-up leans on, a small model answers "what about Auckland?" with it.
-        gate_prompt = self.render(request, recalled=False) if plan.mode == "decide" else prompt
-        gate_tokens = base.tokens
-        if gate_prompt != prompt:
-            gate_tokens = tokenize(gate_prompt, add_bos=add_bos)
         relevance = None
         # Prompted mode's catalogue is in the messages by now, so there is no prompt without
         # the tools to compare with.
         if plan.mode == "decide" and request.tools and self.relevance_weight:
             relevance = request_contrast(
                 request.messages,
-                gate_prompt,
-                gate_tokens,
+                prompt,
+                base.tokens,
                 lambda: loaded.template.render(template_messages(request.messages), None),
                 functools.partial(engine.tokenize, add_bos=add_bos),
             )
@@ -440,7 +430,6 @@ class LocalModel:
             relevance=relevance,
             request_values=values,
             prose_reader=prose_reader,
-            gate_tokens=gate_tokens,
         )
         async for event in reply.events():
             yield event
