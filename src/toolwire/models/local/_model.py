@@ -35,9 +35,6 @@ conversation asks is dropped (`_grounding`).
 With `resolve_dates` (the default) and tools offered, the request a conversation ends with, where
 it names days by their relation to the date the conversation states ("tomorrow", "next
 Tuesday"), is rendered with their dates after it (`_dates`): small models cannot count days.
-With `recall_results` (the default), a request that follows a short answer made from tool
-results is rendered with it after it (`_recall`): small models read a follow-up ("add 6") on
-its own.
 """
 
 from __future__ import annotations
@@ -65,7 +62,6 @@ from ._engine import Engine, GenerationRequest
 from ._formats import PROMPTED, CallFormat, call_key, detect_format
 from ._grammar import calls_grammar
 from ._grounding import Grounding, without_examples
-from ._recall import with_last_answer
 from ._relevance import (
     RELEVANCE_NEUTRAL,
     RELEVANCE_WEIGHT,
@@ -195,7 +191,6 @@ class LocalModel:
         relevance_neutral: float = RELEVANCE_NEUTRAL,
         drop_guessed_arguments: bool = True,
         resolve_dates: bool = True,
-        recall_results: bool = True,
         scanner: ScannerFactory = default_scanner,
     ) -> None:
         if callable(source):
@@ -227,7 +222,6 @@ class LocalModel:
         self.relevance_neutral = relevance_neutral
         self.drop_guessed_arguments = drop_guessed_arguments
         self.resolve_dates = resolve_dates
-        self.recall_results = recall_results
         self._scanner = scanner
         self._loaded: _Loaded | None = None
         self._load_lock = threading.Lock()
@@ -298,8 +292,8 @@ class LocalModel:
 
     def render(self, request: ModelRequest, *, dated: bool = True) -> str:
         """The prompt text this request becomes (with the model's chat template); `dated`
-        False leaves out the notes after the request (the dates of its day words, the answer
-        before it: see `resolve_dates`, `recall_results`), which an answer has no use for."""
+        False leaves out the dates of the request's day words (see `resolve_dates`), which an
+        answer has no use for."""
         loaded = self.load()
         tools = template_tools(request.tools) if request.tools else None
         if tools and not loaded.native:
@@ -310,8 +304,6 @@ class LocalModel:
         messages = request.messages
         if request.tools and dated and self.resolve_dates:
             messages = with_dates(messages)
-        if request.tools and dated and self.recall_results:
-            messages = with_last_answer(messages)
         if not (request.tools and self.guidance):
             return messages
         if messages and messages[0].role == "system":
