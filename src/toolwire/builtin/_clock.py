@@ -138,10 +138,12 @@ def _zone(name: str) -> zoneinfo.ZoneInfo:
 def _spellings(name: str) -> list[str]:
     """The name as given, without accents ("São Paulo"), and each part of a place written
     with its country ("Sydney, Australia")."""
-    plain = "".join(
-        c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)
-    ).strip()
+    plain = _without_accents(name).strip()
     return [name.strip(), plain, *(part.strip() for part in plain.split(",") if part.strip())]
+
+
+def _without_accents(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def _known_zone(name: str) -> zoneinfo.ZoneInfo | None:
@@ -197,9 +199,7 @@ def _country_zones() -> dict[str, str]:
 
 def _country_names(name: str) -> Iterator[str]:
     """How people write a country the table names "Korea (South)": "korea", "south korea"."""
-    plain = "".join(
-        c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)
-    ).lower()
+    plain = _without_accents(name).lower()
     base, _, qualifier = plain.partition(" (")
     yield base.replace(".", "")
     if qualifier:

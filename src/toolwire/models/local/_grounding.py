@@ -136,7 +136,9 @@ say)."""
 _MEASURE = re.compile(r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?)\s?((?:[^\W\d_][\w/²³]*[ \t]*){1,3})")
 """A number and the (up to three) words after it, where a unit may be."""
 _COINED = re.compile(r"[a-z0-9]_[a-z0-9]|[a-z][A-Z]")
+"""A name coined for a schema, not written by people: snake_case or camelCase."""
 _UNIT_WORD = re.compile(r"[^\W\d_][\w/²³]*|°\w*")
+"""A word that may name a unit, or a part of one ("km/h", "ft²", "°F")."""
 _DEFAULT_UNIT = re.compile(
     r"\bdefaults?\b(?:\s+(?:unit\s+)?(?:is|to))?\s*:?\s*['\"]?([^'\".,;)]+)", re.I
 )
@@ -701,7 +703,7 @@ class Grounding:
         (`query="unread_only: true"` beside `unread_only=true`)."""
         return isinstance(value, str) and any(
             other != name
-            and re.search(rf"(?<![\w]){re.escape(other)}(?!\w)", value)
+            and re.search(rf"(?<!\w){re.escape(other)}(?!\w)", value)
             and folded(other) not in self.said
             for other in parameters.coined
         )
