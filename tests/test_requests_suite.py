@@ -201,7 +201,9 @@ def test_value_checks() -> None:
     assert not Contains(("a", "z")).passes("abc", MISSING)
     assert Number(399.5).passes("399.5", MISSING) and not Number(399.5).passes(400, MISSING)
     assert EvaluatesTo(12).passes("80 * 15 / 100", MISSING)
-    assert not EvaluatesTo(12).passes("80 * 15%", MISSING)
+    assert EvaluatesTo(12).passes("80 * 15%", MISSING)  # the calculator reads percentages
+    assert not EvaluatesTo(12).passes("80 * 15", MISSING)
+    assert not EvaluatesTo(12).passes("twelve", MISSING)
     assert IsDefault().passes(MISSING, 3) and IsDefault().passes(3, 3)
     assert not IsDefault().passes(4, 3)
     assert OneOf((IsDefault(), Exact("tests"))).passes("tests", ".")

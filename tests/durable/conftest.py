@@ -5,10 +5,12 @@ PostgreSQL binaries are not installed: scripts/test installs them)."""
 from __future__ import annotations
 
 import glob
+import logging
 import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -71,6 +73,15 @@ def postgres_server() -> Iterator[str]:
 def _default_database(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test's own SQLite database, whatever the environment points at."""
     monkeypatch.delenv("TOOLWIRE_DATABASE_URL", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _dbos_logs_to_this_tests_stderr() -> None:
+    """DBOS gives its console handler the stderr of the test that first starts it, which pytest
+    closes after that test; a later test's DBOS would then fail flushing it."""
+    for handler in logging.getLogger("dbos").handlers:
+        if type(handler) is logging.StreamHandler:  # not pytest's own capturing handlers
+            handler.stream = sys.stderr  # not setStream: that flushes the closed stream first
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -827,7 +827,7 @@ class _ShownCalls:
         return self._pass(len(self._text))
 
     def _opens_call(self, line: str) -> bool:
-        return line.startswith("```") or (bool(self._marker) and line == self._marker)
+        return line.startswith("```") or (bool(self._marker) and line.endswith(self._marker))
 
     def _pass(self, end: int) -> str:
         passed, self._passed = self._text[self._passed : end], max(self._passed, end)
