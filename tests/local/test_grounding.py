@@ -686,6 +686,37 @@ def test_free_text_writing_another_parameters_coined_name_is_left_out() -> None:
     assert coined.arguments(MAIL_SEARCH.name, {"query": "unread_only"})["query"] == "unread_only"
 
 
+RUN_TESTS = ToolDefinition(
+    name="run_tests",
+    description="Run the test suite (pytest) or part of it, and report what passed and failed.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "default": "tests", "description": "a test file or folder"},
+            "keyword": {
+                "type": "string",
+                "description": "only tests whose name contains this, e.g. 'cache'; or 'all'",
+            },
+        },
+    },
+)
+
+
+def test_optional_free_text_that_is_the_documentation_not_the_users_is_left_out() -> None:
+    tests = Grounding.of([Message.user("Does the test suite pass?")], [RUN_TESTS])
+    for copied in ("pytest", "test file or folder", "a test file or folder", "Pytest report"):
+        assert tests.arguments(RUN_TESTS.name, {"keyword": copied}) == {}
+    # The user's words, the documentation's examples and quoted values, and words of the
+    # documentation the conversation mentions are the user's to pass.
+    for own in ("cache", "cache tests", "all", "suite", "api failed"):
+        assert tests.arguments(RUN_TESTS.name, {"keyword": own}) == {"keyword": own}
+    asked = Grounding.of(
+        [Message.user("run the tests with pytest, only the failed ones")], [RUN_TESTS]
+    )
+    assert asked.arguments(RUN_TESTS.name, {"keyword": "failed"}) == {"keyword": "failed"}
+    assert asked.arguments(RUN_TESTS.name, {"path": "tests"}) == {"path": "tests"}
+
+
 def test_a_look_up_turning_on_a_flag_the_request_asks_for_looks_up_a_piece_of_it() -> None:
     # "any unread emails?": `read_email` lacked an id; listing the unread ones finds it.
     unread = Grounding.of([Message.user("any unread emails?")], [MAIL_SEARCH])

@@ -273,7 +273,9 @@ class Grounding:
             if name in parameters.numbers and self._made_up_number(value):
                 continue
             if name in parameters.texts and (
-                self._made_up_date(value) or self._names_parameter(parameters, name, value)
+                self._made_up_date(value)
+                or self._names_parameter(parameters, name, value)
+                or self._documentation_only(parameters, value)
             ):
                 continue
             if name in parameters.structures and self._made_up_inside(value):
@@ -708,6 +710,17 @@ class Grounding:
             for other in parameters.coined
         )
 
+    def _documentation_only(self, parameters: _Guessable, value: Any) -> bool:
+        """Whether free text is the tool's documentation, not the user's: words its prose writes
+        that the conversation never mentions ("pytest" for "run the tests"), or never writes
+        together ("test file or folder", a description, for "does the test suite pass?"). An
+        option of an `enum` nobody mentioned is left to its default alike."""
+        if not isinstance(value, str) or not (words := folded(value).split()):
+            return False
+        if not set(words) <= parameters.documented:
+            return False
+        return not self.mentions(value) or (len(words) > 1 and folded(value) not in self.said)
+
     def _made_up_date(self, value: Any) -> bool:
         return isinstance(value, str) and not self.names_day and bool(_ISO_DATE.fullmatch(value))
 
@@ -839,6 +852,9 @@ class _Guessable:
     coined: frozenset[str] = frozenset()
     """The names of its parameters written as identifiers (`unread_only`, `maxResults`),
     which people do not write."""
+    documented: frozenset[str] = frozenset()
+    """The words its documentation (its description and its parameters') writes as prose, folded:
+    not the values it offers as examples or quotes (see `_prose`)."""
 
     def asked(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The arguments but those equal to their parameter's default."""
@@ -1006,10 +1022,13 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
     needed: set[str] = set()
     identifiers: set[str] = set()
     described: dict[str, frozenset[str]] = {}
+    documentation = [_prose(tool.description)]
     for name, written in properties.items():
         if not isinstance(written, Mapping):
             continue
         schema = _not_null(written)
+        if isinstance(description := schema.get("description"), str):
+            documentation.append(_prose(description))
         if "default" in schema:
             defaults[name] = schema["default"]
         optional = name not in required
@@ -1067,6 +1086,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         frozenset(required),
         described,
         frozenset(name for name in properties if _COINED.search(name)),
+        frozenset(folded(" ".join(documentation)).split()),
     )
 
 
@@ -1076,6 +1096,12 @@ _EXAMPLES_AFTER = re.compile(r",?\s*\(?\b(?:e\.g\.|for example|such as)\s", re.I
 def without_examples(description: str) -> str:
     """A description up to where it goes on to its examples: they are no value of the user's."""
     return _EXAMPLES_AFTER.split(description)[0]
+
+
+def _prose(description: str) -> str:
+    """A description without the values it offers: its examples and what it quotes ("'bug',
+    'fish'"), which a user may well ask for in other words ("something in the middle")."""
+    return _QUOTED_EXAMPLE.sub(" ", without_examples(description))
 
 
 def _said_by(schema: Mapping[str, Any]) -> frozenset[str]:
