@@ -200,6 +200,10 @@ def test_unknown_time_zone_suggests_names() -> None:
         (3, "gallons", "cups", 48.0),
         (2000, "gs", "kgs", 2.0),
         (1500, "ms", "s", 1.5),
+        # The unit as people ask for it; "in" alone stays inches.
+        (10, "km", "in feet", 32808.399),
+        (2, "in", "into cm", 5.08),
+        (5, "kg", "to lbs", 11.0231131),
     ],
 )
 def test_unit_conversion(value: float, source: str, target: str, expected: float) -> None:
@@ -211,9 +215,12 @@ def test_unit_conversion_errors() -> None:
         convert(1, "km", "kg")
     with pytest.raises(ToolError, match="unknown unit 'parsecs'"):
         convert(1, "parsecs", "km")
+    with pytest.raises(ToolError, match="unknown unit 'in parsecs'"):
+        convert(1, "km", "in parsecs")
     with pytest.raises(ToolError, match="below absolute zero"):
         convert(-500, "C", "F")
     assert run(convert_units, value=3, from_unit="ft", to_unit="m") == "3 ft = 0.9144 m"
+    assert run(convert_units, value=1, from_unit="km", to_unit="in m") == "1 km = 1000 m"
 
 
 def test_notes_are_bundled_and_searchable() -> None:

@@ -113,6 +113,22 @@ def test_a_short_follow_up_asks_the_tool_again_for_what_it_says(
     assert calls_made(qwen, *turns) == []
 
 
+def test_a_follow_up_is_shown_the_answer_it_leans_on_when_writing_its_call(
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Reading "add 6" on its own, the model adds 6 to 6; shown the answer before it, to 144.
+    turns = ("12*12", "add 6")
+    assert calls_made(qwen, *turns) == [("calculate", {"expression": "144 + 6"})]
+    monkeypatch.setattr(qwen, "recall_results", False)
+    assert calls_made(qwen, *turns) == [("calculate", {"expression": "6 + 6"})]
+
+
+def test_whether_a_follow_up_calls_is_read_without_the_answer_before_it(qwen: LocalModel) -> None:
+    # Shown Sydney's time beside "what about auckland", the model gives it as the answer.
+    turns = ("time in sydney", "what about auckland")
+    assert [name for name, _ in calls_made(qwen, *turns)] == ["current_time"]
+
+
 def test_a_required_value_the_request_does_not_give_is_asked_for(qwen: LocalModel) -> None:
     # "convert to kilograms" gives no amount: the model's call with one made up is not run,
     # the drop is reported, and the reply asks for the amount.

@@ -3,6 +3,8 @@ size, and temperature (which is offset, not only scaled)."""
 
 from __future__ import annotations
 
+import re
+
 from ..errors import ToolError
 from ..tools import tool
 
@@ -64,8 +66,20 @@ _SPELLINGS = {
 }  # fmt: skip
 
 
+_WANTED_AS = re.compile(r"(?:in|into|to|as) (?=\S)")
+
+
+def _unit_named(unit: str) -> str:
+    """The unit without the word asking for it ("in feet", "to miles"): "in" alone is inches."""
+    text = " ".join(unit.split())
+    wanted = _WANTED_AS.match(text.lower())
+    if wanted and _kind(_canonical(text[wanted.end() :])) is not None:
+        return text[wanted.end() :]
+    return text
+
+
 def _canonical(unit: str) -> str:
-    text = " ".join(unit.strip().lower().split())
+    text = _unit_named(unit).lower()
     if text in _SPELLINGS:
         return _SPELLINGS[text]
     if _kind(text) is not None or not text.endswith("s"):
@@ -124,4 +138,4 @@ def convert_units(value: float, from_unit: str, to_unit: str) -> str:
         to_unit: the unit wanted, e.g. "mi", "celsius", "kg"
     """
     result = convert(value, from_unit, to_unit)
-    return f"{value:g} {from_unit} = {result:.6g} {to_unit}"
+    return f"{value:g} {_unit_named(from_unit)} = {result:.6g} {_unit_named(to_unit)}"

@@ -35,6 +35,9 @@ conversation asks is dropped (`_grounding`).
 With `resolve_dates` (the default) and tools offered, the request a conversation ends with, where
 it names days by their relation to the date the conversation states ("tomorrow", "next
 Tuesday"), is rendered with their dates after it (`_dates`): small models cannot count days.
+With `recall_results` (the default), a request that follows a short answer made from tool
+results is rendered with it after it (`_recall`): small models read a follow-up ("add 6") on
+its own.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ from ._engine import Engine, GenerationRequest
 from ._formats import PROMPTED, CallFormat, call_key, detect_format
 from ._grammar import calls_grammar
 from ._grounding import Grounding, without_examples
+from ._recall import with_last_answer
 from ._relevance import (
     RELEVANCE_NEUTRAL,
     RELEVANCE_WEIGHT,
@@ -191,6 +195,7 @@ class LocalModel:
         relevance_neutral: float = RELEVANCE_NEUTRAL,
         drop_guessed_arguments: bool = True,
         resolve_dates: bool = True,
+        recall_results: bool = True,
         scanner: ScannerFactory = default_scanner,
     ) -> None:
         if callable(source):
@@ -222,6 +227,7 @@ class LocalModel:
         self.relevance_neutral = relevance_neutral
         self.drop_guessed_arguments = drop_guessed_arguments
         self.resolve_dates = resolve_dates
+        self.recall_results = recall_results
         self._scanner = scanner
         self._loaded: _Loaded | None = None
         self._load_lock = threading.Lock()
@@ -290,20 +296,26 @@ class LocalModel:
             default_system=template.default_system(),
         )
 
-    def render(self, request: ModelRequest, *, dated: bool = True) -> str:
+    def render(self, request: ModelRequest, *, dated: bool = True, recalled: bool = True) -> str:
         """The prompt text this request becomes (with the model's chat template); `dated`
-        False leaves out the dates of the request's day words (see `resolve_dates`), which an
-        answer has no use for."""
+        False leaves out the notes after the request (the dates of its day words, the answer
+        before it: see `resolve_dates`, `recall_results`), which an answer has no use for;
+        `recalled` False leaves out the answer before it only."""
         loaded = self.load()
         tools = template_tools(request.tools) if request.tools else None
         if tools and not loaded.native:
             raise UsageError(f"{self.name}: its chat template lays out no tools")
-        return loaded.template.render(template_messages(self._guided(request, dated)), tools)
+        guided = self._guided(request, dated, recalled=recalled)
+        return loaded.template.render(template_messages(guided), tools)
 
-    def _guided(self, request: ModelRequest, dated: bool = True) -> Sequence[Message]:
+    def _guided(
+        self, request: ModelRequest, dated: bool = True, *, recalled: bool = True
+    ) -> Sequence[Message]:
         messages = request.messages
         if request.tools and dated and self.resolve_dates:
             messages = with_dates(messages)
+        if request.tools and dated and recalled and self.recall_results:
+            messages = with_last_answer(messages)
         if not (request.tools and self.guidance):
             return messages
         if messages and messages[0].role == "system":
@@ -351,14 +363,20 @@ class LocalModel:
         new_request = last_request(request.messages) is not None
         tokenize = engine.tokenize if new_request else engine.tokenize_after_output
         base = _generation(tokenize(prompt, add_bos=add_bos), request.settings, self)
+        # Whether to call is the model's to say from the conversation as it is: shown the
+        # answer a follow-up leans on, a small model answers "what about Auckland?" with it.
+        gate_prompt = self.render(request, recalled=False) if plan.mode == "decide" else prompt
+        gate_tokens = base.tokens
+        if gate_prompt != prompt:
+            gate_tokens = tokenize(gate_prompt, add_bos=add_bos)
         relevance = None
         # Prompted mode's catalogue is in the messages by now, so there is no prompt without
         # the tools to compare with.
         if plan.mode == "decide" and request.tools and self.relevance_weight:
             relevance = request_contrast(
                 request.messages,
-                prompt,
-                base.tokens,
+                gate_prompt,
+                gate_tokens,
                 lambda: loaded.template.render(template_messages(request.messages), None),
                 functools.partial(engine.tokenize, add_bos=add_bos),
             )
@@ -422,6 +440,7 @@ class LocalModel:
             relevance=relevance,
             request_values=values,
             prose_reader=prose_reader,
+            gate_tokens=gate_tokens,
         )
         async for event in reply.events():
             yield event

@@ -156,17 +156,23 @@ class Reply:
         relevance: Contrast | None = None,
         request_values: RequestValues | None = None,
         prose_reader: ModelEventReader | None = None,
+        gate_tokens: Sequence[int] | None = None,
     ) -> None:
         self.engine = engine
         self.call_format = call_format
         self.plan = plan
         self.base = dataclasses.replace(base, banned_tokens=plan.banned)
         threshold = steering.call_threshold
+        # The reply begins from `gate_tokens` (the prompt without notes that only a call's
+        # arguments need); a call it opens is written from `base`.
+        begun = (
+            self.base if gate_tokens is None else dataclasses.replace(self.base, tokens=gate_tokens)
+        )
         self.gated = (
-            self.base
+            begun
             if threshold is None
             else dataclasses.replace(
-                self.base,
+                begun,
                 gate=Gate(
                     steering.call_openers,
                     threshold,
@@ -430,8 +436,22 @@ class Reply:
                     yield event
             return
         if decided:
-            async for event in self._calls(set(self.plan.answered), self._under(self.plan.grammar)):
+            answered = self.plan.answered
+            self.refused = None
+            async for event in self._calls(set(answered), self._under(self.plan.grammar)):
                 yield event
+            if (
+                not self.kept
+                and self.refused is not None
+                and self.refused.key in answered
+                and self.gated.tokens != self.base.tokens
+            ):
+                # Written beside the answer it leans on, the call only asked again what that
+                # answer answered (the time in Sydney for "what about auckland"): the
+                # conversation as it is says what is new.
+                unnoted = dataclasses.replace(self.gated, gate=None, grammar=self.plan.grammar)
+                async for event in self._calls(set(answered), unnoted):
+                    yield event
             if not self.kept and self.worded is not None:
                 async for event in self._in_request_words(*self.worded):
                     yield event
@@ -677,9 +697,10 @@ class Reply:
     def _no_call(self) -> GenerationRequest:
         """The reply written as text instead of a call the model insists on: from the answer
         prompt when there is one (the prompt asking for the value the user has not given,
-        where the call lacked one), beginning with neither a call nor the reply's end."""
+        where the call lacked one), else from the prompt the reply began from, beginning with
+        neither a call nor the reply's end."""
         steering = self.steering
-        tokens = self.base.tokens
+        tokens = self.gated.tokens
         if self.asking is not None and self.ask_prompt is not None:
             tokens = list(self.ask_prompt(*self.asking))
         elif self.answer_prompt is not None:
