@@ -16,7 +16,10 @@ is a number whose default is null).
   such as "2026-03-10") and the user names no day, month or date: a small model fills a date
   filter nobody asked for with today's date from the system message ("Jane Doe's orders placed
   after 2026-03-10": none). So does one whose value writes the name of another of the tool's
-  parameters as the schema coins it, which nobody wrote (`query="unread_only: true"`).
+  parameters as the schema coins it, which nobody wrote (`query="unread_only: true"`), and one
+  made only of words the tool's documentation writes as prose (not the examples or quoted
+  values it offers) that the conversation never mentions ("pytest" for "run the tests", from
+  "Run the test suite (pytest)"), or never writes together (another parameter's description).
 - A flag the model turns away from its default stays at the default unless the conversation
   mentions a word of its name or two telling words of its description; a flag off by default
   is turned on where the request asks for it nearest this call's values, and never in the
