@@ -243,6 +243,9 @@ def test_a_made_up_optional_number_is_left_out_unless_numbers_may_be_in_words() 
     assert Grounding.of(results, [SCHEDULE]).arguments("team_schedule", {"games": 74310}) == {
         "games": 74310
     }
+    # A date's digits are a date: "Today is 2026-03-10" writes no 10 games.
+    dated = [Message.system("Today is 2026-03-10."), Message.user("Chelsea's next games")]
+    assert Grounding.of(dated, [SCHEDULE]).arguments("team_schedule", {"games": 10}) == {}
 
 
 LOAN = ToolDefinition(

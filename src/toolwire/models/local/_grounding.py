@@ -222,7 +222,9 @@ class Grounding:
         words = frozenset(said.split())
         numbers = None
         if not _NUMBER_WORDS.search(_ORDINAL_MARKER.sub(r"\1", text.casefold())):
-            written = [float(found.replace(",", "")) for found in _NUMBER.findall(text)]
+            # A date's digits are a date, not quantities: "Today is 2026-03-10" gives no 10.
+            undated = _ISO_DATE.sub(" ", text)
+            written = [float(found.replace(",", "")) for found in _NUMBER.findall(undated)]
             numbers = frozenset([*written, *(number / 100 for number in written)])
         last = last_request(conversation)
         asked = last_question(conversation)
