@@ -720,6 +720,12 @@ def test_optional_free_text_that_is_the_documentation_not_the_users_is_left_out(
     assert asked.arguments(RUN_TESTS.name, {"path": "tests"}) == {"path": "tests"}
 
 
+def test_a_value_equal_to_the_tools_default_is_kept_as_it_changes_nothing() -> None:
+    unread = Grounding.of([Message.user("any unread emails?")], [MAIL_SEARCH])
+    assert unread.arguments(MAIL_SEARCH.name, {"maxResults": 10}) == {"maxResults": 10}
+    assert unread.arguments(MAIL_SEARCH.name, {"maxResults": 5}) == {}
+
+
 def test_a_look_up_turning_on_a_flag_the_request_asks_for_looks_up_a_piece_of_it() -> None:
     # "any unread emails?": `read_email` lacked an id; listing the unread ones finds it.
     unread = Grounding.of([Message.user("any unread emails?")], [MAIL_SEARCH])

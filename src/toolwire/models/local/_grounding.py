@@ -264,7 +264,8 @@ class Grounding:
         arguments: Mapping[str, Any],
         earlier: Sequence[tuple[str, Mapping[str, Any]]] = (),
     ) -> dict[str, Any]:
-        """`arguments` without the optional ones the conversation never gave, with each list
+        """`arguments` without the optional ones the conversation never gave (but for those
+        equal to the tool's default, which ask for nothing), with each list
         holding every option cut down to the options it mentions, each percentage passed
         whole to a `number` parameter as its fraction, each flag the request asks for this
         call turned on (unless a call `earlier` in the reply, as name and arguments, already
@@ -321,6 +322,9 @@ class Grounding:
             ends = grounded.get(source), grounded.get(target)
             if self.converts_backwards(*ends, grounded) or self.goes_backwards(*ends):
                 grounded[source], grounded[target] = ends[1], ends[0]
+        for name, value in arguments.items():
+            if name not in grounded and not parameters.asked({name: value}):
+                grounded[name] = value  # the tool's own default: leaving it out changes nothing
         return grounded
 
     def made_up(
