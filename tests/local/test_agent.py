@@ -189,7 +189,7 @@ def test_a_look_up_copying_its_query_description_is_asked_again_held_to_the_requ
     agent = Agent(qwen, STOPPED, limits=Limits(max_steps=4, timeout=300))
     result = agent.run_sync("How do I write a tool in toolwire?")
     assert [(r.call.name, dict(r.call.arguments)) for r in result.calls] == [
-        ("search_notes", {"query": "write a tool"})
+        ("search_notes", {"query": "write a tool", "limit": 3})  # the default, as written
     ]
     assert isinstance(result.output, str) and "@tool" in result.output
 
@@ -204,7 +204,7 @@ def test_a_first_call_copying_its_query_description_is_written_again_in_the_requ
     agent = Agent(qwen, STOPPED, limits=Limits(max_steps=4, timeout=300))
     result, corrections = run_with_corrections(agent, "Which models does toolwire support?")
     assert [(r.call.name, dict(r.call.arguments)) for r in result.calls] == [
-        ("search_notes", {"query": "models"})
+        ("search_notes", {"query": "models", "limit": 3})
     ]
     assert corrections[0] == (
         "dropped: 'query' copies the tool's documentation, not a value the user gave",
