@@ -210,6 +210,15 @@ def test_unit_conversion(value: float, source: str, target: str, expected: float
     assert convert(value, source, target) == pytest.approx(expected)
 
 
+@given(st.text(max_size=60), st.integers(min_value=0, max_value=3000))
+def test_any_unit_text_converts_or_gives_a_tool_error(text: str, asking: int) -> None:
+    for unit in (text, "to " * asking + text, "in " * asking + "feet"):
+        try:
+            assert isinstance(run(convert_units, value=1, from_unit="km", to_unit=unit), str)
+        except ToolError as error:
+            assert str(error).count("\n") == 0
+
+
 def test_unit_conversion_errors() -> None:
     with pytest.raises(ToolError, match="cannot convert length"):
         convert(1, "km", "kg")

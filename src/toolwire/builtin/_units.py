@@ -73,13 +73,18 @@ def _unit_named(unit: str) -> str:
     """The unit without the word asking for it ("in feet", "to miles"): "in" alone is inches."""
     text = " ".join(unit.split())
     wanted = _WANTED_AS.match(text.lower())
-    if wanted and _kind(_canonical(text[wanted.end() :])) is not None:
+    if wanted and _kind(_spelled(text[wanted.end() :])) is not None:
         return text[wanted.end() :]
     return text
 
 
 def _canonical(unit: str) -> str:
-    text = _unit_named(unit).lower()
+    return _spelled(_unit_named(unit))
+
+
+def _spelled(unit: str) -> str:
+    """The canonical name of a unit written without an asking word, or the text lowered."""
+    text = unit.lower()
     if text in _SPELLINGS:
         return _SPELLINGS[text]
     if _kind(text) is not None or not text.endswith("s"):
