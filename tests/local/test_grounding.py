@@ -1397,6 +1397,26 @@ def test_a_look_up_on_trial_is_held_to_the_requests_words() -> None:
     bare = Grounding.of([Message.user("???")], [definition])
     assert bare.in_request_words(definition, ["query"]) is definition
 
+    @tool
+    def run_tests(keyword: str | None = None) -> str:
+        """Run the tests.
+
+        Args:
+            keyword: only tests whose name contains this text
+        """
+        return ""
+
+    # An optional value (a string or null) is held to a string of the words: a grammar given
+    # the choice of null never reads the pattern.
+    optional = run_tests.definition
+    held = Grounding.of([Message.user("run the cache tests")], [optional]).in_request_words(
+        optional, ["keyword"]
+    )
+    keyword = held.parameters["properties"]["keyword"]
+    assert keyword["type"] == "string" and "anyOf" not in keyword and "default" not in keyword
+    grammar = calls_grammar(HERMES, [held], strict=True, parallel=False)
+    assert "cach" in grammar and "null" not in grammar
+
 
 @given(
     st.dictionaries(

@@ -518,10 +518,14 @@ class Grounding:
             return tool
         word = f"({'|'.join(self.request_words)})"
         worded = {"type": "string", "pattern": f"^{word}([ ./_-]{word})*$"}
+        # Only a string: where the schema also allows null (`str | None = None`), the grammar
+        # takes its `anyOf` and never reads the pattern.
         parameters = {
             **tool.parameters,
             "properties": {
-                name: {**schema, **worded} if name in names else schema
+                name: {**{k: v for k, v in schema.items() if k not in _TYPED_BY}, **worded}
+                if name in names
+                else schema
                 for name, schema in properties.items()
             },
         }
@@ -988,6 +992,10 @@ def _telling_words(text: str) -> tuple[str, ...]:
     """The words of `text`, each once, but for those that say nothing of what is asked."""
     words = _WRITTEN_WORD.findall(text)
     return tuple(dict.fromkeys(word for word in words if word.casefold() not in FUNCTION_WORDS))
+
+
+_TYPED_BY = frozenset(["type", "anyOf", "oneOf", "allOf", "enum", "const", "default"])
+"""What else a schema may say of a value's type, which a parameter held to words drops."""
 
 
 def _documented_examples(tool: ToolDefinition) -> frozenset[str]:
