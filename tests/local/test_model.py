@@ -820,6 +820,25 @@ def test_each_result_is_answered_from_the_part_of_the_request_its_call_took_up()
     # One result is answered as it is.
     one = [*conversation[:3], Message(role="tool", parts=(results[0], results[2]))]
     assert each_folded(one) == ()
+    # A result that found nothing, where a later call of its tool found something, is no
+    # part of the answer: the one left is answered alone.
+    searches = [
+        ToolCall(id="s1", name="search_orders", arguments={"query": "mugs chipped"}),
+        ToolCall(id="s2", name="search_orders", arguments={"query": "mugs"}),
+    ]
+    found = [
+        ToolResult(call_id="s1", name="search_orders", content=" [] "),
+        ToolResult(call_id="s2", name="search_orders", content="ORD-3: 2 mugs"),
+    ]
+    searched = [
+        *conversation[:2],
+        Message(role="assistant", parts=tuple(searches)),
+        Message(role="tool", parts=tuple(found)),
+    ]
+    (alone,) = each_folded(searched)
+    assert alone[-1].text.count("<tool_response>") == 1 and "ORD-3: 2 mugs" in alone[-1].text
+    # Found first and nothing after: both are the answer.
+    assert len(each_folded([*searched[:3], Message(role="tool", parts=found[::-1])])) == 2
     # Each result of a request in two parts is answered from the part its call took up.
     tokyo = ToolCall(id="t", name="current_time", arguments={"timezone": "Asia/Tokyo"})
     percent = ToolCall(id="p", name="calculate", arguments={"expression": "80 * 15 / 100"})

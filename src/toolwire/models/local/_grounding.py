@@ -79,10 +79,10 @@ from ...tools import ToolDefinition
 from ._coverage import FUNCTION_WORDS, RequestValues, clauses, described_by, leaves
 from ._relevance import last_question, last_request
 
-__all__ = ["Grounding", "changes", "folded", "without_examples"]
+__all__ = ["NOTHING_FOUND", "Grounding", "changes", "folded", "without_examples"]
 
 _SEPARATORS = re.compile(r"[\W_]+")
-_NOTHING_FOUND = frozenset(["", "[]", "{}", "null", '""'])
+NOTHING_FOUND = frozenset(["", "[]", "{}", "null", '""'])
 """What a tool returns that found nothing."""
 _TELLING_WORD = 4
 """Characters a word needs to show on its own that a value came from the conversation."""
@@ -949,7 +949,7 @@ def _answering(
         for result in message.tool_results:
             results[result.name] = (*results.get(result.name, ()), result.content)
             failed = failed or result.is_error
-            if result.is_error or result.content.strip() in _NOTHING_FOUND:
+            if result.is_error or result.content.strip() in NOTHING_FOUND:
                 empty.add(result.call_id)
     by_tool: dict[str, tuple[Mapping[str, Any], ...]] = {}
     for call in calls:

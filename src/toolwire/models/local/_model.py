@@ -64,7 +64,7 @@ from ._dates import with_dates
 from ._engine import Engine, GenerationRequest
 from ._formats import PROMPTED, CallFormat, call_key, detect_format
 from ._grammar import calls_grammar
-from ._grounding import Grounding, without_examples
+from ._grounding import NOTHING_FOUND, Grounding, without_examples
 from ._recall import with_last_answer
 from ._relevance import (
     RELEVANCE_NEUTRAL,
@@ -566,18 +566,30 @@ def _each_result_folded(
     result alone folded into the message, which keeps only the part of the question its call
     took up (`Grounding.part_taken_up`; see `EACH_RESULT_ANSWERED`): told the whole question,
     a small model answers the part another result answers from this one ("15% of 80 is 120"
-    beside the time). Results that are errors are left out where any call succeeded, and a
-    result repeated counts once. None where that leaves one result, which is answered as it
-    is."""
+    beside the time). Results that are errors are left out where any call succeeded, as are
+    those that found nothing where a later call of their tool found something (asked
+    `query="unread"`, then `query=""`, the mailbox has unread mail: "no unread emails" is no
+    part of the answer), and a result repeated counts once. None where that leaves one result
+    of them all, which is answered as it is."""
     messages = request.messages
     since = messages[last + 1 :]
     calls = {call.id: call for message in since for call in message.tool_calls}
     results = [result for message in since for result in message.tool_results]
     succeeded = [result for result in results if not result.is_error] or results
+    superseded = {
+        result.call_id
+        for at, result in enumerate(results)
+        if _found_nothing(result)
+        and any(
+            later.name == result.name and not later.is_error and not _found_nothing(later)
+            for later in results[at:]
+        )
+    }
     distinct: dict[str, ToolResult] = {}
     for result in succeeded:
-        distinct.setdefault(result.content, result)
-    if len(distinct) < 2:
+        if result.call_id not in superseded:
+            distinct.setdefault(result.content, result)
+    if len(distinct) < 2 and not superseded:
         return ()
     question, names = messages[last].text, [tool.name for tool in request.tools]
     folded = []
@@ -588,6 +600,10 @@ def _each_result_folded(
             part = grounding.part_taken_up(question, call.name, call.arguments, names)
         folded.append(_folded(messages, last, [content], call_format, ANSWER_EACH_RESULT, part))
     return tuple(folded)
+
+
+def _found_nothing(result: ToolResult) -> bool:
+    return not result.is_error and result.content.strip() in NOTHING_FOUND
 
 
 def _folded(
