@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any, Literal
 
@@ -1520,6 +1521,81 @@ def test_after_results_a_call_that_changes_something_nobody_asked_for_is_found()
     assert not after("What's on next Tuesday?").asks_nothing_new(
         "list_events", {"date": "2026-03-18"}
     )
+
+
+def test_a_look_up_that_found_nothing_for_several_words_is_asked_again_with_fewer() -> None:
+    @tool(side_effect="read_only")
+    def search_contacts(query: str, limit: int = 10) -> str:
+        """Find people in the address book.
+
+        Args:
+            query: a name or part of one
+            limit: at most this many
+        """
+        return ""
+
+    @tool(side_effect="idempotent")
+    def run_tests(keyword: str | None = None) -> str:
+        """Run the tests.
+
+        Args:
+            keyword: only tests whose name contains this text
+        """
+        return ""
+
+    @tool(side_effect="destructive")
+    def delete_contacts(query: str) -> str:
+        """Delete the people matching a query.
+
+        Args:
+            query: a name or part of one
+        """
+        return ""
+
+    tools = [search_contacts.definition, run_tests.definition, delete_contacts.definition]
+
+    def fewer(call: ToolCall, found: str = "[]", failed: bool = False) -> list[ToolDefinition]:
+        conversation = _answered("is chloe in my contacts?", call, found, failed=failed)
+        return Grounding.of(conversation, tools).fewer_words(tools)
+
+    chloe = ToolCall(
+        id="c1", name="search_contacts", arguments={"query": "Chloe, candidate's portfolio"}
+    )
+    (narrower,) = fewer(chloe)
+    query = narrower.parameters["properties"]["query"]
+    pattern = re.compile(query["pattern"])
+    assert pattern.fullmatch("Chloe") and pattern.fullmatch("candidate's portfolio")
+    assert not pattern.fullmatch("Chloe candidate's portfolio")  # all of them found nothing
+    assert not pattern.fullmatch("Chloe portfolio")  # a run, in the order written
+    assert not pattern.fullmatch("Marco")
+    assert narrower.parameters["properties"]["limit"] == {
+        "default": 10,
+        "description": "at most this many",
+        "type": "integer",
+    }
+    # A failure (here a tool safe to repeat) counts as nothing found; an optional value is
+    # held to a string, the grammar reading its pattern.
+    cache = ToolCall(id="c1", name="run_tests", arguments={"keyword": "cache tests"})
+    (tests,) = fewer(cache, "no tests collected for 'cache tests'", failed=True)
+    keyword = tests.parameters["properties"]["keyword"]
+    assert keyword["type"] == "string" and "anyOf" not in keyword
+    assert re.fullmatch(keyword["pattern"], "cache")
+    # Found something, one word, or a tool that changes something: nothing to ask again.
+    assert fewer(chloe, '[{"name": "Chloe Martin"}]') == []
+    for one_word in ["Chloe", "src/weatherly/cache.py", "what Chloe"]:
+        alone = ToolCall(id="c1", name="search_contacts", arguments={"query": one_word})
+        assert fewer(alone) == []
+    assert fewer(dataclasses.replace(chloe, name="delete_contacts")) == []
+    # Asked again once: fewer words that found nothing are the answer.
+    narrowed = ToolCall(id="c2", name="search_contacts", arguments={"query": "Chloe"})
+    twice = [
+        *_answered("is chloe in my contacts?", chloe, "[]"),
+        Message(role="assistant", parts=(narrowed,)),
+        Message(role="tool", parts=(ToolResult(call_id="c2", name=narrowed.name, content="[]"),)),
+    ]
+    assert Grounding.of(twice, tools).fewer_words(tools) == []
+    # A new request has no results to narrow.
+    assert Grounding.of([Message.user("is chloe here?")], tools).fewer_words(tools) == []
 
 
 def _answered(

@@ -772,6 +772,37 @@ def test_the_day_words_of_a_request_are_rendered_with_their_dates(
     assert "(tomorrow:" not in qwen.render(dataclasses.replace(asked, tools=()))
 
 
+def test_a_search_that_found_nothing_is_asked_again_with_fewer_of_its_words(
+    qwen: LocalModel,
+) -> None:
+    from toolwire import tool
+    from toolwire.messages import ToolCall, ToolResult
+
+    @tool(side_effect="read_only")
+    def search_contacts(query: str) -> str:
+        """Find people in the address book.
+
+        Args:
+            query: a name or part of one
+        """
+        return "[]"
+
+    # Words a pattern must escape, or hold in a class of one, for llama.cpp's grammar parser.
+    searched = "Chloe's portfolio v1.2 ($15)"
+    call = ToolCall(id="c1", name="search_contacts", arguments={"query": searched})
+    conversation = (
+        Message.user(f"is chloe in my contacts? she sent {searched}"),
+        Message(role="assistant", parts=(call,)),
+        Message(role="tool", parts=(ToolResult(call_id="c1", name=call.name, content="[]"),)),
+    )
+    asked = request(*conversation, tools=[search_contacts.definition], max_output_tokens=60)
+    ((name, arguments),) = calls_of(collect(qwen, asked))
+    words = ["Chloe's", "portfolio", "v1.2", "$15"]
+    runs = {" ".join(words[start:end]) for start in range(4) for end in range(start + 1, 5)}
+    assert name == "search_contacts"
+    assert arguments["query"] in runs - {" ".join(words)}
+
+
 def test_each_result_is_answered_from_the_part_of_the_request_its_call_took_up() -> None:
     from toolwire.messages import ToolCall, ToolResult
     from toolwire.models.local._formats import HERMES

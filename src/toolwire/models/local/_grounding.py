@@ -517,19 +517,45 @@ class Grounding:
         if not self.request_words or not isinstance(properties, Mapping) or not names:
             return tool
         word = f"({'|'.join(self.request_words)})"
-        worded = {"type": "string", "pattern": f"^{word}([ ./_-]{word})*$"}
-        # Only a string: where the schema also allows null (`str | None = None`), the grammar
-        # takes its `anyOf` and never reads the pattern.
-        parameters = {
-            **tool.parameters,
-            "properties": {
-                name: {**{k: v for k, v in schema.items() if k not in _TYPED_BY}, **worded}
-                if name in names
-                else schema
-                for name, schema in properties.items()
-            },
-        }
-        return replace(tool, parameters=parameters)
+        return _held_to_patterns(
+            tool, dict.fromkeys(names, f"^{word}([ ./_-]{word})*$"), properties
+        )
+
+    def fewer_words(self, tools: Sequence[ToolDefinition]) -> list[ToolDefinition]:
+        """After tool results, each tool that is safe to call again (it changes nothing, or
+        nothing more when repeated) whose one call since the request found nothing (failed, or
+        returned an empty list, object or text) for free text of several words, with that text
+        held to a run of fewer of them, for a call written on trial: a small model passes a
+        search the request's words whole ("Chloe, candidate's portfolio", "cache tests"), which
+        a search wanting every word finds nowhere, and shown that, answers that there is
+        nothing rather than asking again with less. Asked once: a search that finds nothing
+        with fewer words either is the answer."""
+        answering = self.answering
+        if answering is None:
+            return []
+        narrower = []
+        for tool in tools:
+            made = answering.calls.get(tool.name, ())
+            properties = tool.parameters.get("properties")
+            if (
+                len(made) != 1
+                or made[0] in answering.found
+                or tool.side_effect == "destructive"
+                or not isinstance(properties, Mapping)
+            ):
+                continue
+            identifiers = self.guessable.get(tool.name, _NOTHING_GUESSABLE).identifiers
+            patterns = {
+                name: _fewer_of(words)
+                for name, value in made[0].items()
+                if name not in identifiers
+                and _free_text(properties.get(name))
+                and isinstance(value, str)
+                and len(words := _searched_words(value)) > 1
+            }
+            if patterns:
+                narrower.append(_held_to_patterns(tool, patterns, properties))
+        return narrower
 
     def takes_up_part(self, tool: str, arguments: Mapping[str, Any]) -> bool:
         """Whether a call made after tool results takes up a part of the request they answer
@@ -996,6 +1022,71 @@ def _telling_words(text: str) -> tuple[str, ...]:
 
 _TYPED_BY = frozenset(["type", "anyOf", "oneOf", "allOf", "enum", "const", "default"])
 """What else a schema may say of a value's type, which a parameter held to words drops."""
+
+
+def _held_to_patterns(
+    tool: ToolDefinition, patterns: Mapping[str, str], properties: Mapping[str, Any]
+) -> ToolDefinition:
+    """`tool` with each parameter of `patterns` a string held to its pattern: only a string,
+    since where the schema also allows null (`str | None = None`) the grammar takes its
+    `anyOf` and never reads the pattern."""
+    held = {
+        name: {
+            **{key: value for key, value in schema.items() if key not in _TYPED_BY},
+            "type": "string",
+            "pattern": patterns[name],
+        }
+        if name in patterns and isinstance(schema, Mapping)
+        else schema
+        for name, schema in properties.items()
+    }
+    return replace(tool, parameters={**tool.parameters, "properties": held})
+
+
+def _free_text(schema: Any) -> bool:
+    """Whether a parameter takes free text: a string (or null), no `enum`."""
+    if not isinstance(schema, Mapping):
+        return False
+    taken = _not_null(schema)
+    return taken.get("type") == "string" and "enum" not in taken
+
+
+def _searched_words(text: str) -> list[str]:
+    """The words free text searches for, as written ("candidate's"), but for those that say
+    nothing of what is asked, and those no call grammar can hold (see `_literal`)."""
+    words = (word.strip(_TRIMMED) for word in text.split())
+    return [
+        word
+        for word in words
+        if word and word.casefold() not in FUNCTION_WORDS and not _UNWRITABLE & set(word)
+    ]
+
+
+_TRIMMED = ",;:!?\"'()[]"
+
+
+def _fewer_of(words: Sequence[str]) -> str:
+    """A pattern for a run of fewer of `words` than all, in their order."""
+    runs = [
+        " ".join(map(_literal, words[start : start + size]))
+        for size in range(len(words) - 1, 0, -1)
+        for start in range(len(words) - size + 1)
+    ]
+    return f"^({'|'.join(runs)})$"
+
+
+def _literal(word: str) -> str:
+    """`word` as a pattern matching it alone, in the regular expressions llama.cpp's schema
+    converter reads: it takes a backslash only before the characters of `_ESCAPED`, and writes
+    any other escape into the grammar, whose parser rejects it (`\\.`, `\\$`); a class of one
+    character holds the rest."""
+    return "".join(c if c.isalnum() else f"\\{c}" if c in _ESCAPED else f"[{c}]" for c in word)
+
+
+_ESCAPED = frozenset("[](){}|*+?")
+_UNWRITABLE = frozenset('^\\"')
+"""Characters neither escaped nor held in a class of one in the grammar (a JSON string escapes
+the quote and the backslash; `[^]` negates)."""
 
 
 def _documented_examples(tool: ToolDefinition) -> frozenset[str]:

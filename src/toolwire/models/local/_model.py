@@ -478,6 +478,7 @@ class LocalModel:
                 ),
                 grounding=grounding,
                 part_left=self._part_left(request, grounding, asked),
+                fewer_words=tuple(grounding.fewer_words(request.tools)) if grounding else (),
                 question=None if asked is None else request.messages[asked].text,
                 tools=tuple(request.tools),
                 follow_up=_follow_up(request, grounding),

@@ -83,6 +83,10 @@ class Plan:
     """With it, a call loses the optional arguments it made up (see `_grounding`)."""
     part_left: PartLeft | None = None
     """After tool results, a part of the request no call took up."""
+    fewer_words: tuple[ToolDefinition, ...] = ()
+    """After tool results, the tools whose call found nothing for several words of free
+    text, that text held to fewer of them (`Grounding.fewer_words`): a call to one of them is
+    written on trial first, and is the reply."""
     question: str | None = None
     """The question the conversation's tool results answer, which an answer must not only
     say again."""
@@ -328,11 +332,17 @@ class Reply:
     async def _decide(self) -> AsyncIterator[ModelEvent]:
         """Let the reply begin (gated); if it opens a call, write the call again from the start
         of the reply, under the grammar; if that makes no new call, write the reply as text.
-        Where a part of the request is left after results (`PartLeft`), its call on trial
-        comes first, and is the reply if kept. A follow-up's reply that would open with text
+        Where a look-up found nothing for several words (`Plan.fewer_words`), or a part of the
+        request is left after results (`PartLeft`), a call on trial comes first, in that
+        order, and is the reply if kept. A follow-up's reply that would open with text
         first writes its call on trial (`Plan.follow_up`), and is text only if that is not
         kept."""
         plan, part_prompt = self.plan, self.part_prompt
+        if plan.fewer_words:
+            async for event in self._on_trial(self.base.tokens, plan.fewer_words, _any_call):
+                yield event
+            if self.kept:
+                return
         if plan.part_left is not None and part_prompt is not None:
             async for event in self._on_trial(
                 part_prompt(),
@@ -920,3 +930,8 @@ def _described_why(parameter: str) -> str:
 
 def _copied_why(copied: str) -> str:
     return f"{copied!r} copies the tools' documented example, not the user's value"
+
+
+def _any_call(call: _Call) -> bool:
+    """Keeps the call on trial: its grammar has held it to what it may be."""
+    return True
