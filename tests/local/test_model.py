@@ -9,6 +9,8 @@ from typing import Any
 import anyio
 import anyio.to_thread
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from toolwire import ProviderError, UsageError
 from toolwire.builtin import TOOLS
@@ -801,6 +803,41 @@ def test_a_search_that_found_nothing_is_asked_again_with_fewer_of_its_words(
     runs = {" ".join(words[start:end]) for start in range(4) for end in range(start + 1, 5)}
     assert name == "search_contacts"
     assert arguments["query"] in runs - {" ".join(words)}
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.text(min_size=1, max_size=6), min_size=2, max_size=4))
+def test_fewer_of_any_words_is_a_grammar_llama_cpp_reads(
+    qwen: LocalModel, words: list[str]
+) -> None:
+    from toolwire import tool
+    from toolwire.messages import ToolCall, ToolResult
+    from toolwire.models.local._grounding import Grounding
+
+    @tool(side_effect="read_only")
+    def search(query: str) -> str:
+        """Search.
+
+        Args:
+            query: words to find
+        """
+        return "[]"
+
+    call = ToolCall(id="c1", name="search", arguments={"query": " ".join(words)})
+    conversation = (
+        Message.user("find it"),
+        Message(role="assistant", parts=(call,)),
+        Message(role="tool", parts=(ToolResult(call_id="c1", name="search", content="[]"),)),
+    )
+    definition = search.definition
+    for held in Grounding.of(conversation, [definition]).fewer_words([definition]):
+        forced = request(Message.user("find it"), tools=[held], tool_choice="required")
+        events = collect(
+            qwen, dataclasses.replace(forced, settings=ModelSettings(max_output_tokens=2))
+        )
+        assert events  # llama.cpp took the grammar (it raises UsageError where it does not)
 
 
 def test_each_result_is_answered_from_the_part_of_the_request_its_call_took_up() -> None:
