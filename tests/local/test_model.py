@@ -806,7 +806,7 @@ def test_a_search_that_found_nothing_is_asked_again_with_fewer_of_its_words(
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(st.lists(st.text(min_size=1, max_size=6), min_size=2, max_size=4))
 def test_fewer_of_any_words_is_a_grammar_llama_cpp_reads(
