@@ -9,7 +9,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from toolwire import ProviderError, UsageError
@@ -809,6 +809,8 @@ def test_a_search_that_found_nothing_is_asked_again_with_fewer_of_its_words(
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(st.lists(st.text(min_size=1, max_size=6), min_size=2, max_size=4))
+@example(words=["0", "\x00"])
+@example(words=["v1.2", "$15", "a[b]", "(c)", "d|e", "f*+?", "x^y", 'q"', "\\", "{z}"])
 def test_fewer_of_any_words_is_a_grammar_llama_cpp_reads(
     qwen: LocalModel, words: list[str]
 ) -> None:

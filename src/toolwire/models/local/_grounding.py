@@ -1053,12 +1053,16 @@ def _free_text(schema: Any) -> bool:
 
 def _searched_words(text: str) -> list[str]:
     """The words free text searches for, as written ("candidate's"), but for those that say
-    nothing of what is asked, and those no call grammar can hold (see `_literal`)."""
+    nothing of what is asked, and those no call grammar can hold (see `_literal`; llama.cpp's
+    parser rejects a control character even in a class of one)."""
     words = (word.strip(_TRIMMED) for word in text.split())
     return [
         word
         for word in words
-        if word and word.casefold() not in FUNCTION_WORDS and not _UNWRITABLE & set(word)
+        if word.isprintable()
+        and word
+        and word.casefold() not in FUNCTION_WORDS
+        and not _UNWRITABLE & set(word)
     ]
 
 
