@@ -74,15 +74,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...builtin._units import known_unit
-from ...messages import Message
+from ...messages import Message, ToolResult
 from ...tools import ToolDefinition
 from ._coverage import FUNCTION_WORDS, RequestValues, clauses, described_by, leaves
 from ._relevance import last_question, last_request
 
-__all__ = ["NOTHING_FOUND", "Grounding", "changes", "folded", "without_examples"]
+__all__ = ["Grounding", "changes", "folded", "found_nothing", "without_examples"]
 
 _SEPARATORS = re.compile(r"[\W_]+")
-NOTHING_FOUND = frozenset(["", "[]", "{}", "null", '""'])
+_NOTHING_FOUND = frozenset(["", "[]", "{}", "null", '""'])
 """What a tool returns that found nothing."""
 _TELLING_WORD = 4
 """Characters a word needs to show on its own that a value came from the conversation."""
@@ -975,13 +975,18 @@ def _answering(
         for result in message.tool_results:
             results[result.name] = (*results.get(result.name, ()), result.content)
             failed = failed or result.is_error
-            if result.is_error or result.content.strip() in NOTHING_FOUND:
+            if found_nothing(result):
                 empty.add(result.call_id)
     by_tool: dict[str, tuple[Mapping[str, Any], ...]] = {}
     for call in calls:
         by_tool[call.name] = (*by_tool.get(call.name, ()), call.arguments)
     found = tuple(call.arguments for call in calls if call.id not in empty)
     return _Answering(request, made, undefaulted, results, failed, by_tool, found)
+
+
+def found_nothing(result: ToolResult) -> bool:
+    """Whether a call found nothing: it failed, or returned an empty list, object or text."""
+    return result.is_error or result.content.strip() in _NOTHING_FOUND
 
 
 def _name_words(name: str) -> set[str]:
@@ -1059,8 +1064,8 @@ def _searched_words(text: str) -> list[str]:
     return [
         word
         for word in words
-        if word.isprintable()
-        and word
+        if word
+        and word.isprintable()
         and word.casefold() not in FUNCTION_WORDS
         and not _UNWRITABLE & set(word)
     ]

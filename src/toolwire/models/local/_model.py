@@ -64,7 +64,7 @@ from ._dates import with_dates
 from ._engine import Engine, GenerationRequest
 from ._formats import PROMPTED, CallFormat, call_key, detect_format
 from ._grammar import calls_grammar
-from ._grounding import NOTHING_FOUND, Grounding, without_examples
+from ._grounding import Grounding, found_nothing, without_examples
 from ._recall import with_last_answer
 from ._relevance import (
     RELEVANCE_NEUTRAL,
@@ -580,11 +580,9 @@ def _each_result_folded(
     superseded = {
         result.call_id
         for at, result in enumerate(results)
-        if _found_nothing(result)
-        and any(
-            later.name == result.name and not later.is_error and not _found_nothing(later)
-            for later in results[at:]
-        )
+        if not result.is_error
+        and found_nothing(result)
+        and any(later.name == result.name and not found_nothing(later) for later in results[at:])
     }
     distinct: dict[str, ToolResult] = {}
     for result in succeeded:
@@ -601,10 +599,6 @@ def _each_result_folded(
             part = grounding.part_taken_up(question, call.name, call.arguments, names)
         folded.append(_folded(messages, last, [content], call_format, ANSWER_EACH_RESULT, part))
     return tuple(folded)
-
-
-def _found_nothing(result: ToolResult) -> bool:
-    return not result.is_error and result.content.strip() in NOTHING_FOUND
 
 
 def _folded(
