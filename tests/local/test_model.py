@@ -962,3 +962,93 @@ def test_a_text_reply_ends_where_it_lists_calls_as_json(
     else:
         text += shown.rest()
     assert (text, ended) == (passed, ends)
+
+
+@pytest.mark.parametrize(
+    "written",
+    ["calculate", 'name: calculate\narguments: expression: "17 * 23"', '>{"name": "calculate"}'],
+)
+def test_a_text_reply_that_is_only_a_call_is_written_as_a_call(
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch, written: str
+) -> None:
+    # The default model, kept to text by the gate, writes the call it meant as text (these are
+    # its own words from the everyday-requests suite). The first generation, the gated one, is
+    # scripted to write that; the reply is then written again under the grammar by the model.
+    engine = qwen.engine
+    real = type(engine).generate
+    generations: list[GenerationRequest] = []
+
+    def generate(
+        self: Any,
+        generation: GenerationRequest,
+        emit: Callable[[str], None],
+        should_stop: Callable[[], bool],
+    ) -> Generation:
+        generations.append(generation)
+        if len(generations) > 1:
+            return real(self, generation, emit, should_stop)
+        for piece in (written[:4], written[4:]):
+            emit(piece)
+        return Generation(
+            text=written,
+            prompt_tokens=len(generation.tokens),
+            cached_tokens=0,
+            output_tokens=2,
+            finish="stop",
+        )
+
+    monkeypatch.setattr(type(engine), "generate", generate)
+    ask = request(Message.user("What is 17 * 23?"), tools=DEFINITIONS, max_output_tokens=60)
+    events = collect(qwen, ask)
+    assert generations[1].grammar is not None
+    assert calls_of(events) == [("calculate", {"expression": "17 * 23"})]
+    assert text_of(events) == ""
+
+
+def test_an_answer_that_is_only_a_tool_name_is_written_again(
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The answer written instead of a repeated call (as in the test above) is scripted, the
+    # first time, to be the tool's name alone, as the default model wrote "search_code" after
+    # a search; the next attempt, not opening as that one did, is the model's.
+    from toolwire.messages import ToolCall, ToolResult
+
+    engine = qwen.engine
+    real = type(engine).generate
+    answers: list[GenerationRequest] = []
+
+    def generate(
+        self: Any,
+        generation: GenerationRequest,
+        emit: Callable[[str], None],
+        should_stop: Callable[[], bool],
+    ) -> Generation:
+        gate = generation.gate
+        if gate is None or gate.threshold != math.inf or answers:
+            return real(self, generation, emit, should_stop)
+        answers.append(generation)
+        emit("convert_units")
+        return Generation(
+            text="convert_units",
+            prompt_tokens=len(generation.tokens),
+            cached_tokens=0,
+            output_tokens=2,
+            finish="stop",
+        )
+
+    monkeypatch.setattr(type(engine), "generate", generate)
+    arguments = {"value": 100, "from_unit": "km", "to_unit": "mi"}
+    history = (
+        Message.user("Convert 100 km to miles."),
+        Message(
+            role="assistant", parts=(ToolCall(id="c1", name="convert_units", arguments=arguments),)
+        ),
+        Message(
+            role="tool",
+            parts=(ToolResult(call_id="c1", name="convert_units", content="100 km = 62.1371 mi"),),
+        ),
+    )
+    events = collect(qwen, request(*history, tools=DEFINITIONS, max_output_tokens=60))
+    assert answers, "the answer was written as text instead of a call"
+    assert not calls_of(events)
+    assert "convert_units" not in text_of(events) and "62.1371" in text_of(events)

@@ -58,6 +58,7 @@ from ._coverage import RequestValues
 from ._engine import Contrast, Engine, Gate, Generation, GenerationRequest, GoOn
 from ._formats import CALL_ON_A_LINE, CallFormat, call_key
 from ._grounding import Grounding, changes, folded
+from ._written import CallAsText, call_as_text, may_become_call_as_text
 
 __all__ = ["ANSWER_ATTEMPTS", "TRIALS", "PartLeft", "Plan", "Reply", "Steering"]
 
@@ -409,6 +410,8 @@ class Reply:
         held: list[str] = []
         decided: bool | None = None
         shown = _ShownCalls(self.call_format.start)
+        as_text = CallAsText([tool.name for tool in self.plan.tools])
+        call_reader = self.reader
         try:
             async for piece in run.pieces():
                 if decided is None:
@@ -422,16 +425,26 @@ class Reply:
                         piece = "".join(held)
                 if decided is False:
                     text, shows_call = shown.feed(piece)
+                    text = as_text.feed(text)
+                    if shows_call:
+                        text += as_text.release()
                     for event in self._read(text):
                         yield event
                     if shows_call:
                         break
             else:
-                for event in self._read(shown.rest()):
+                for event in self._read(as_text.feed(shown.rest())):
                     yield event
         finally:
             run.stop()
         self._record(run.result)
+        if decided is False and as_text.called() is not None:
+            # The text is a call the gate kept from opening: written as one after all, under
+            # the grammar and the checks on calls.
+            self.reader, self.prose_calls, decided = call_reader, None, True
+        elif decided is False:
+            for event in self._read(as_text.release()):
+                yield event
         if decided is False and self.each_result_prompts is not None:
             async for event in self._each_result_answered(self.each_result_prompts):
                 yield event
@@ -657,22 +670,26 @@ class Reply:
     async def _answer(self) -> AsyncIterator[ModelEvent]:
         """The reply written as text instead of a call (`_no_call`). An answer that only says
         the question again answers nothing (small models asked to answer from results, or to
-        ask for a value, often copy the request): it is held back while it could be that, and
-        written again, not opening as it did, when it is, up to `ANSWER_ATTEMPTS` times (the
-        same words come back under another first token: "Where" banned, "Wh" + "ere")."""
+        ask for a value, often copy the request), nor does one that is only a call or a tool's
+        name (`call_as_text`): it is held back while it could be either, and written again, not
+        opening as it did, when it is, up to `ANSWER_ATTEMPTS` times (the same words come back
+        under another first token: "Where" banned, "Wh" + "ere")."""
         request = self._no_call()
         asked = self.plan.question
         if asked is None and self.request_values is not None:
             asked = self.request_values.text
         question = folded(asked or "").strip()
+        tools = [tool.name for tool in self.plan.tools]
         for attempt in range(1, ANSWER_ATTEMPTS + 1):
             run = start(self.engine, request)
             held: str | None = ""
             try:
                 async for piece in run.pieces():
-                    if held is not None and question:
+                    if held is not None:
                         held += piece
-                        if question.startswith(folded(held).strip()):
+                        if (question and question.startswith(folded(held).strip())) or (
+                            may_become_call_as_text(held, tools)
+                        ):
                             continue
                         piece, held = held, None
                     for event in self._read(piece):
@@ -682,7 +699,8 @@ class Reply:
             self._record(run.result)
             if held is None or not held.strip():
                 return
-            if folded(held).strip() != question or attempt == ANSWER_ATTEMPTS:
+            answers = folded(held).strip() != question and call_as_text(held, tools) is None
+            if answers or attempt == ANSWER_ATTEMPTS:
                 for event in self._read(held):
                     yield event
                 return
