@@ -23,7 +23,7 @@ from toolwire.events import (
     ToolCallStarted,
     UsageReported,
 )
-from toolwire.messages import Message
+from toolwire.messages import Message, ToolCall, ToolResult
 from toolwire.models import ModelRequest, ModelSettings, NamedToolChoice, get_model
 from toolwire.models.local import LocalModel
 from toolwire.models.local import _model as local_model
@@ -355,7 +355,7 @@ def test_tool_choice_none_never_calls(smol: LocalModel) -> None:
 
 
 def test_native_calls_render_back_byte_for_byte(qwen: LocalModel) -> None:
-    from toolwire.messages import TextPart, ToolCall, ToolResult
+    from toolwire.messages import TextPart
 
     call = ToolCall(
         id="c1", name="convert_units", arguments={"value": 100, "from_unit": "km", "to_unit": "mi"}
@@ -414,23 +414,30 @@ def test_a_call_marker_that_is_a_special_token_is_written_as_that_token(qwen: Lo
     assert written[0] == marker
 
 
+CONVERTED = (
+    Message.user("Convert 100 km to miles."),
+    Message(
+        role="assistant",
+        parts=(
+            ToolCall(
+                id="c1",
+                name="convert_units",
+                arguments={"value": 100, "from_unit": "km", "to_unit": "mi"},
+            ),
+        ),
+    ),
+    Message(
+        role="tool",
+        parts=(ToolResult(call_id="c1", name="convert_units", content="100 km = 62.1371 mi"),),
+    ),
+)
+"""A conversation whose one call has its result, after which the default model calls again."""
+
+
 def test_a_call_the_conversation_has_the_result_of_becomes_the_answer(qwen: LocalModel) -> None:
     # Qwen2.5-Coder-0.5B calls convert_units again here (even with tool_choice none it writes
     # the call as bare JSON); the adapter drops the repeat and the reply is the answer.
-    from toolwire.messages import ToolCall, ToolResult
-
-    arguments = {"value": 100, "from_unit": "km", "to_unit": "mi"}
-    history = (
-        Message.user("Convert 100 km to miles."),
-        Message(
-            role="assistant", parts=(ToolCall(id="c1", name="convert_units", arguments=arguments),)
-        ),
-        Message(
-            role="tool",
-            parts=(ToolResult(call_id="c1", name="convert_units", content="100 km = 62.1371 mi"),),
-        ),
-    )
-    events = collect(qwen, request(*history, tools=DEFINITIONS, max_output_tokens=60))
+    events = collect(qwen, request(*CONVERTED, tools=DEFINITIONS, max_output_tokens=60))
     assert not calls_of(events)
     assert "62.1371" in text_of(events) and "{" not in text_of(events)
     assert events[-1] == ResponseCompleted(finish_reason="stop")
@@ -778,7 +785,6 @@ def test_a_search_that_found_nothing_is_asked_again_with_fewer_of_its_words(
     qwen: LocalModel,
 ) -> None:
     from toolwire import tool
-    from toolwire.messages import ToolCall, ToolResult
 
     @tool(side_effect="read_only")
     def search_contacts(query: str) -> str:
@@ -815,7 +821,6 @@ def test_fewer_of_any_words_is_a_grammar_llama_cpp_reads(
     qwen: LocalModel, words: list[str]
 ) -> None:
     from toolwire import tool
-    from toolwire.messages import ToolCall, ToolResult
     from toolwire.models.local._grounding import Grounding
 
     @tool(side_effect="read_only")
@@ -843,7 +848,6 @@ def test_fewer_of_any_words_is_a_grammar_llama_cpp_reads(
 
 
 def test_each_result_is_answered_from_the_part_of_the_request_its_call_took_up() -> None:
-    from toolwire.messages import ToolCall, ToolResult
     from toolwire.models.local._formats import HERMES
     from toolwire.models.local._grounding import Grounding
 
@@ -964,6 +968,44 @@ def test_a_text_reply_ends_where_it_lists_calls_as_json(
     assert (text, ended) == (passed, ends)
 
 
+def scripted_once(
+    monkeypatch: pytest.MonkeyPatch,
+    model: LocalModel,
+    text: str,
+    where: Callable[[GenerationRequest], bool],
+) -> list[GenerationRequest]:
+    """The first of `model`'s generations that `where` picks writes `text` (in two pieces)
+    instead of the model; every other generation is the model's. Returns every generation
+    asked for, in order."""
+    engine_type = type(model.engine)
+    real = engine_type.generate
+    asked: list[GenerationRequest] = []
+    scripted: list[GenerationRequest] = []
+
+    def generate(
+        self: Any,
+        generation: GenerationRequest,
+        emit: Callable[[str], None],
+        should_stop: Callable[[], bool],
+    ) -> Generation:
+        asked.append(generation)
+        if scripted or not where(generation):
+            return real(self, generation, emit, should_stop)
+        scripted.append(generation)
+        for piece in (text[:4], text[4:]):
+            emit(piece)
+        return Generation(
+            text=text,
+            prompt_tokens=len(generation.tokens),
+            cached_tokens=0,
+            output_tokens=2,
+            finish="stop",
+        )
+
+    monkeypatch.setattr(engine_type, "generate", generate)
+    return asked
+
+
 @pytest.mark.parametrize(
     "written",
     ["calculate", 'name: calculate\narguments: expression: "17 * 23"', '>{"name": "calculate"}'],
@@ -974,33 +1016,10 @@ def test_a_text_reply_that_is_only_a_call_is_written_as_a_call(
     # The default model, kept to text by the gate, writes the call it meant as text (these are
     # its own words from the everyday-requests suite). The first generation, the gated one, is
     # scripted to write that; the reply is then written again under the grammar by the model.
-    engine = qwen.engine
-    real = type(engine).generate
-    generations: list[GenerationRequest] = []
-
-    def generate(
-        self: Any,
-        generation: GenerationRequest,
-        emit: Callable[[str], None],
-        should_stop: Callable[[], bool],
-    ) -> Generation:
-        generations.append(generation)
-        if len(generations) > 1:
-            return real(self, generation, emit, should_stop)
-        for piece in (written[:4], written[4:]):
-            emit(piece)
-        return Generation(
-            text=written,
-            prompt_tokens=len(generation.tokens),
-            cached_tokens=0,
-            output_tokens=2,
-            finish="stop",
-        )
-
-    monkeypatch.setattr(type(engine), "generate", generate)
+    asked = scripted_once(monkeypatch, qwen, written, lambda generation: True)
     ask = request(Message.user("What is 17 * 23?"), tools=DEFINITIONS, max_output_tokens=60)
     events = collect(qwen, ask)
-    assert generations[1].grammar is not None
+    assert asked[1].grammar is not None
     assert calls_of(events) == [("calculate", {"expression": "17 * 23"})]
     assert text_of(events) == ""
 
@@ -1008,47 +1027,14 @@ def test_a_text_reply_that_is_only_a_call_is_written_as_a_call(
 def test_an_answer_that_is_only_a_tool_name_is_written_again(
     qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The answer written instead of a repeated call (as in the test above) is scripted, the
-    # first time, to be the tool's name alone, as the default model wrote "search_code" after
-    # a search; the next attempt, not opening as that one did, is the model's.
-    from toolwire.messages import ToolCall, ToolResult
+    # The answer written instead of a repeated call (as in the test of the converted 100 km) is
+    # scripted, the first time, to be the tool's name alone, as the default model wrote
+    # "search_code" after a search; the next attempt, not opening as that one did, is the model's.
+    def answers(generation: GenerationRequest) -> bool:
+        return generation.gate is not None and generation.gate.threshold == math.inf
 
-    engine = qwen.engine
-    real = type(engine).generate
-    answers: list[GenerationRequest] = []
-
-    def generate(
-        self: Any,
-        generation: GenerationRequest,
-        emit: Callable[[str], None],
-        should_stop: Callable[[], bool],
-    ) -> Generation:
-        gate = generation.gate
-        if gate is None or gate.threshold != math.inf or answers:
-            return real(self, generation, emit, should_stop)
-        answers.append(generation)
-        emit("convert_units")
-        return Generation(
-            text="convert_units",
-            prompt_tokens=len(generation.tokens),
-            cached_tokens=0,
-            output_tokens=2,
-            finish="stop",
-        )
-
-    monkeypatch.setattr(type(engine), "generate", generate)
-    arguments = {"value": 100, "from_unit": "km", "to_unit": "mi"}
-    history = (
-        Message.user("Convert 100 km to miles."),
-        Message(
-            role="assistant", parts=(ToolCall(id="c1", name="convert_units", arguments=arguments),)
-        ),
-        Message(
-            role="tool",
-            parts=(ToolResult(call_id="c1", name="convert_units", content="100 km = 62.1371 mi"),),
-        ),
-    )
-    events = collect(qwen, request(*history, tools=DEFINITIONS, max_output_tokens=60))
-    assert answers, "the answer was written as text instead of a call"
+    asked = scripted_once(monkeypatch, qwen, "convert_units", answers)
+    events = collect(qwen, request(*CONVERTED, tools=DEFINITIONS, max_output_tokens=60))
+    assert sum(map(answers, asked)) == 2, "the answer was written as text, and once more"
     assert not calls_of(events)
     assert "convert_units" not in text_of(events) and "62.1371" in text_of(events)
