@@ -35,6 +35,7 @@ def test_a_reply_that_is_only_a_call_or_a_tool_name_is_read_as_one(text: str, to
         "The function `search_code` does not fit the request.",
         '{"name": "send_email"}',  # not a tool offered
         '{"total": 3, "name": "Dana"}',
+        '{"name": "search_code"}\nI searched the code for httpx.',
         '```json\n{"name": "search_code"}\n```\nI would search the code.',
         "Name: Dana Whitfield",
         "grep",

@@ -35,7 +35,7 @@ def call_as_text(text: str, tools: Collection[str]) -> str | None:
     body = text.strip(_AROUND)
     if body.startswith("{"):
         try:
-            value = load_json(body[: body.rfind("}") + 1])
+            value = load_json(body)
         except ValueError:
             return None
         name = value.get("name") if isinstance(value, dict) else None
@@ -52,7 +52,7 @@ def may_become_call_as_text(text: str, tools: Collection[str]) -> bool:
     body = text.lstrip(_AROUND)
     if not body or body.startswith("{"):
         return True
-    if "name:".startswith(body[:5].lower()) or body[:5].lower() == "name:":
+    if "name:".startswith(body[:5].lower()):
         return True
     calling = _CALLING.fullmatch(body.rstrip(_AROUND))
     return calling is not None and any(name.startswith(calling.group(1)) for name in tools)
