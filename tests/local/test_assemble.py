@@ -197,3 +197,9 @@ def test_a_packaged_model_brings_its_own_fitted_call_gate() -> None:
     )
     with pytest.raises(UsageError, match="relevance_neutral"):
         LocalModel(lambda: Path("unused.gguf"), relevance_neutral=float("nan"))
+
+
+def test_only_a_model_known_to_describe_its_calls_has_them_made() -> None:
+    assert from_spec("qwen2.5-coder-1.5b").describes_calls
+    assert not from_spec("").describes_calls
+    assert not LocalModel(lambda: Path("unused.gguf")).describes_calls

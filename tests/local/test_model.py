@@ -1024,6 +1024,51 @@ def test_a_text_reply_that_is_only_a_call_is_written_as_a_call(
     assert text_of(events) == ""
 
 
+SHOWN_IN_A_FENCE = (
+    # How the 1.5B model, kept to text by its gate, writes the call it means.
+    "To calculate 17 * 23, you can use the `calculate` function. Here's how you can call it:"
+    '\n\n```json\n{\n  "name": "calculate",\n  "arguments": {"expression": "17 * 23"}\n}\n```'
+)
+
+
+@pytest.mark.parametrize("describes_calls", [True, False])
+def test_a_call_shown_in_a_fence_is_made_only_by_a_model_that_means_it(
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch, describes_calls: bool
+) -> None:
+    monkeypatch.setattr(qwen, "describes_calls", describes_calls)
+    asked = scripted_once(monkeypatch, qwen, SHOWN_IN_A_FENCE, lambda generation: True)
+    ask = request(Message.user("What is 17 * 23?"), tools=DEFINITIONS, max_output_tokens=60)
+    events = collect(qwen, ask)
+    if describes_calls:
+        assert asked[1].grammar is not None
+        assert calls_of(events) == [("calculate", {"expression": "17 * 23"})]
+        assert text_of(events) == ""
+    else:
+        assert len(asked) == 1
+        assert not calls_of(events)
+        assert text_of(events) == SHOWN_IN_A_FENCE
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        # After the result, the 1.5B model shows the call again, or says which call it made.
+        SHOWN_IN_A_FENCE.replace("calculate 17 * 23", "convert 100 km to miles")
+        .replace("calculate", "convert_units")
+        .replace('"expression": "17 * 23"', '"value": 100, "from_unit": "km", "to_unit": "mi"'),
+        "To convert 100 km to miles, I called the `convert_units` function with value 100.",
+    ],
+)
+def test_after_results_a_reply_about_the_call_is_answered_from_the_result(
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch, written: str
+) -> None:
+    monkeypatch.setattr(qwen, "describes_calls", True)
+    scripted_once(monkeypatch, qwen, written, lambda generation: True)
+    events = collect(qwen, request(*CONVERTED, tools=DEFINITIONS, max_output_tokens=60))
+    assert not calls_of(events)
+    assert "convert_units" not in text_of(events) and "62.1371" in text_of(events)
+
+
 def test_an_answer_that_is_only_a_tool_name_is_written_again(
     qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,9 +4,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.models.local._written import CallAsText, call_as_text, may_become_call_as_text
+from toolwire.models.local._written import (
+    CallAsText,
+    FencedCall,
+    call_as_text,
+    fenced_call,
+    may_become_call_as_text,
+)
 
-TOOLS = ("search_emails", "search_code", "git_log", "calculate")
+TOOLS = ("search_emails", "search_code", "git_log", "calculate", "current_time")
 
 
 @pytest.mark.parametrize(
@@ -81,3 +87,89 @@ def test_text_fed_is_all_passed_on_unless_it_is_only_a_call(pieces: list[str]) -
     else:
         assert out == ""
         assert call_as_text("".join(pieces), TOOLS) == as_text.called()
+
+
+SYDNEY = (
+    # What the 1.5B model wrote where its gate kept the reply to text.
+    "To find out what time it is in Sydney, Australia, you can use the `current_time` function. "
+    "Here's how you can call it:\n\n"
+    '```json\n{\n  "name": "current_time",\n  "arguments": {\n    "timezone": '
+    '"Australia/Sydney"\n  }\n}\n```'
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        (SYDNEY, "current_time"),
+        (
+            'Two calls:\n```\n{"name": "git_log", "arguments": {}}\n```\n```json\n{"name": "calcu',
+            "git_log",
+        ),
+        # Cut short by the token limit: the fence is left open.
+        (
+            'Like this:\n```json\n{"name": "search_code", "arguments": {"text": "TODO"}}\n',
+            "search_code",
+        ),
+    ],
+)
+def test_a_call_shown_in_a_fence_is_read(text: str, tool: str) -> None:
+    assert fenced_call(text, TOOLS) == tool
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Bare arguments, a tool not offered, code that is not a call, a call outside a fence.
+        '```json\n{"query": "grinders", "max_price": 100.0}\n```',
+        '```json\n{"name": "send_email", "arguments": {}}\n```',
+        "```python\nmy_list.reverse()\n```",
+        '{"name": "git_log", "arguments": {}}',
+        '```json\n{"name": "git_log", "arguments": {\n```',
+    ],
+)
+def test_a_fence_without_a_whole_call_to_an_offered_tool_is_not_one(text: str) -> None:
+    assert fenced_call(text, TOOLS) is None
+
+
+def test_lines_are_passed_on_until_one_names_a_tool() -> None:
+    fenced = FencedCall(TOOLS)
+    pieces = ["The time ", "in Sydney.\nYou can use `current_", "time` too.\nMore."]
+    out = [fenced.feed(piece) for piece in pieces]
+    assert out == ["", "The time in Sydney.\n", ""]
+    assert fenced.called() is None
+    assert fenced.release() == "You can use `current_time` too.\nMore."
+
+
+def test_a_reply_showing_a_call_is_held_from_the_line_naming_the_tool() -> None:
+    fenced = FencedCall(TOOLS)
+    text = "Sure.\n" + SYDNEY
+    out = "".join(fenced.feed(text[i : i + 7]) for i in range(0, len(text), 7))
+    assert (out, fenced.called()) == ("Sure.\n", "current_time")
+
+
+def test_the_line_announcing_a_tool_is_held_with_it() -> None:
+    fenced = FencedCall(TOOLS)
+    text = "Done.\nI will follow these steps:\n\n1. Call `git_log`.\n"
+    assert fenced.feed(text) == "Done.\n"
+    assert fenced.about_the_tools() is False, "part of the reply was passed on"
+
+
+def test_a_word_that_only_contains_a_tool_name_is_no_mention() -> None:
+    fenced = FencedCall(TOOLS)
+    assert fenced.feed("recalculated the git_logs\nThen") == "recalculated the git_logs\n"
+
+
+def test_the_line_before_a_fence_is_held_with_it() -> None:
+    fenced = FencedCall(TOOLS)
+    text = 'Converted.\n\nUse the following call:\n\n```json\n{"name": "calculate"}\n```'
+    assert fenced.feed(text) == "Converted.\n\n"
+    assert (fenced.called(), fenced.release()) == ("calculate", text[12:])
+
+
+@given(st.lists(st.text(alphabet="ab `\n{}calculate", max_size=12), max_size=8))
+def test_text_fed_to_the_fence_reader_is_all_passed_on_once_released(pieces: list[str]) -> None:
+    fenced = FencedCall(TOOLS)
+    out = "".join(fenced.feed(piece) for piece in pieces)
+    assert "".join(pieces).startswith(out)
+    assert out + fenced.release() == "".join(pieces)

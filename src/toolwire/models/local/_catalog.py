@@ -46,6 +46,9 @@ class PackagedModel:
     parts: tuple[Part, ...]
     gate: CallGate | None = None
     """None: `LocalModel`'s defaults, fitted on the default model."""
+    describes_calls: bool = False
+    """Kept to text by the gate, the model describes the calls it means to the user, in a code
+    fence, and after results the calls it made (see `LocalModel`'s `describes_calls`)."""
 
     @property
     def size(self) -> int:
@@ -61,6 +64,7 @@ def _split(
     version: str,
     parts: list[tuple[int, str]],
     gate: CallGate | None = None,
+    describes_calls: bool = False,
 ) -> PackagedModel:
     package = distribution.replace("-", "_")
     return PackagedModel(
@@ -79,6 +83,7 @@ def _split(
             for i, (size, digest) in enumerate(parts, start=1)
         ),
         gate=gate,
+        describes_calls=describes_calls,
     )
 
 
@@ -137,6 +142,7 @@ PACKAGED_MODELS: dict[str, PackagedModel] = {
             ],
             # Fitted on the dev half of the everyday-requests suite; results in bench/results.
             CallGate(call_threshold=0.35, relevance_weight=0.25, relevance_neutral=10.0),
+            describes_calls=True,
         ),
         PackagedModel(
             name="smollm2-135m",

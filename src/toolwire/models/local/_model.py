@@ -17,9 +17,11 @@ Tool choice:
   reply that opens a call, in whatever format the model chose (fenced or bare JSON are common),
   is generated again from its start under a grammar, so the call is in the family's own format,
   may be followed by more calls, and names a real tool; with `strict` (the default) its
-  arguments also match the tool's JSON Schema. A reply that opens with prose stays free text.
-  A call the conversation already has the result of is dropped (small models repeat calls
-  instead of reading the result); a reply left with no call is written again as text.
+  arguments also match the tool's JSON Schema. A reply that opens with prose stays free text,
+  unless it is only a call written out as text, or, with `describes_calls` (for models that
+  tell the user which tool to use and show its call in a code fence), shows a call in a fence:
+  that reply is written as the call (`_written`); with it too, text after results that talks of
+  the tools rather than what they returned is written again as the answer from the results.
 - `required` / a named tool: a grammar forces a call (to that tool); its arguments follow the
   schema with `strict`, and are any JSON object without.
 In both, a reply goes on to another call only if the model would (`ANOTHER_CALL_THRESHOLD`), or
@@ -196,6 +198,7 @@ class LocalModel:
         drop_guessed_arguments: bool = True,
         resolve_dates: bool = True,
         recall_results: bool = True,
+        describes_calls: bool = False,
         scanner: ScannerFactory = default_scanner,
     ) -> None:
         if callable(source):
@@ -228,6 +231,7 @@ class LocalModel:
         self.drop_guessed_arguments = drop_guessed_arguments
         self.resolve_dates = resolve_dates
         self.recall_results = recall_results
+        self.describes_calls = describes_calls
         self._scanner = scanner
         self._loaded: _Loaded | None = None
         self._load_lock = threading.Lock()
@@ -431,6 +435,7 @@ class LocalModel:
                 unused_value_weight=UNUSED_VALUE_WEIGHT,
                 unused_values_counted=UNUSED_VALUES_COUNTED,
                 calls_on_trial=CALLS_ON_TRIAL,
+                describes_calls=self.describes_calls,
             ),
             answer_prompt=answer_prompt,
             each_result_prompts=each_result_prompts,

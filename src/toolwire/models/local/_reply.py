@@ -5,7 +5,9 @@ A `Plan` says how the reply is generated, from the tool choice and strictness:
 - `decide`: free text whose opening may be a call only if the model is confident of it; a reply
   that does open a call is generated again from its start under the call grammar; one that
   opens with text makes a call only behind the family's own marker (small models that answer in
-  prose often show a call they decided against as JSON in a fence: it stays text);
+  prose often show a call they decided against as JSON in a fence: it stays text, except for a
+  model that shows the calls it means that way, `Steering.describes_calls`), or where the text is
+  only a call (see `_written`); such a reply is written again under the grammar;
 - `forced`: under the call grammar from the first token (tool choice required or named).
 
 Under the grammar, calls are passed on only once written out whole, so that a call the reply
@@ -58,7 +60,7 @@ from ._coverage import RequestValues
 from ._engine import Contrast, Engine, Gate, Generation, GenerationRequest, GoOn
 from ._formats import CALL_ON_A_LINE, CallFormat, call_key
 from ._grounding import Grounding, changes, folded
-from ._written import CallAsText, call_as_text, may_become_call_as_text
+from ._written import CallAsText, FencedCall, call_as_text, may_become_call_as_text
 
 __all__ = ["ANSWER_ATTEMPTS", "TRIALS", "PartLeft", "Plan", "Reply", "Steering"]
 
@@ -141,6 +143,10 @@ class Steering:
     calls_on_trial: bool = False
     """Where the go-on check ends the reply, write one more call all the same, kept only if it
     uses a value of the request no call has used yet (see `Reply._new_value_trial`)."""
+    describes_calls: bool = False
+    """The model, kept to text, describes calls instead of making them (see `_written`): a reply
+    that shows a call to one of its tools in a code fence is written as that call, and after
+    results, one about the tools as the answer from the results."""
 
 
 class Reply:
@@ -410,7 +416,15 @@ class Reply:
         held: list[str] = []
         decided: bool | None = None
         shown = _ShownCalls(self.call_format.start)
-        as_text = CallAsText([tool.name for tool in self.plan.tools])
+        tools = [tool.name for tool in self.plan.tools]
+        as_text = CallAsText(tools)
+        fenced = FencedCall(tools) if self.steering.describes_calls else None
+
+        def passed_on(text: str) -> str:
+            """What of `text` the holders let through now."""
+            text = as_text.feed(text)
+            return text if fenced is None else fenced.feed(text)
+
         call_reader = self.reader
         try:
             async for piece in run.pieces():
@@ -425,25 +439,40 @@ class Reply:
                         piece = "".join(held)
                 if decided is False:
                     text, shows_call = shown.feed(piece)
-                    text = as_text.feed(text)
+                    text = passed_on(text)
                     if shows_call:
-                        text += as_text.release()
+                        text += passed_on(as_text.release())
                     for event in self._read(text):
                         yield event
                     if shows_call:
                         break
             else:
-                for event in self._read(as_text.feed(shown.rest())):
+                for event in self._read(passed_on(shown.rest())):
                     yield event
         finally:
             run.stop()
         self._record(run.result)
-        if decided is False and as_text.called() is not None:
+        if decided is False and (
+            as_text.called() is not None or (fenced is not None and fenced.called() is not None)
+        ):
             # The text is a call the gate kept from opening: written as one after all, under
             # the grammar and the checks on calls.
             self.reader, self.prose_calls, decided = call_reader, None, True
+        elif (
+            decided is False
+            and fenced is not None
+            and self.answer_prompt is not None
+            and fenced.about_the_tools()
+        ):
+            # After results, text about the calls is no answer: it is written from the results.
+            async for event in self._answer():
+                yield event
+            return
         elif decided is False:
-            for event in self._read(as_text.release()):
+            rest = passed_on(as_text.release())
+            if fenced is not None:
+                rest += fenced.release()
+            for event in self._read(rest):
                 yield event
         if decided is False and self.each_result_prompts is not None:
             async for event in self._each_result_answered(self.each_result_prompts):

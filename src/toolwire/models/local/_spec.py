@@ -31,7 +31,10 @@ def from_spec(spec: str) -> LocalModel:
         gate = packaged.gate
         fitted = {} if gate is None else dataclasses.asdict(gate)
         return LocalModel(
-            functools.partial(ensure_packaged, packaged), name=f"local:{packaged.name}", **fitted
+            functools.partial(ensure_packaged, packaged),
+            name=f"local:{packaged.name}",
+            describes_calls=packaged.describes_calls,
+            **fitted,
         )
     path = Path(spec).expanduser()
     repo = _REPO.fullmatch(spec)

@@ -8,16 +8,27 @@ Such a reply is no answer. Where the gate kept the reply to text, it is held bac
 could still be one (`CallAsText`) and the reply is written again as a call, under the grammar
 and every check on calls; an answer written instead of a call that is one is written again,
 not opening as it did (`Reply._answer`).
+
+Some models, kept to text, describe the call they mean to the user instead: "To find out what
+time it is in Sydney, you can use the `current_time` function. Here's how you can call it:" and
+the call's JSON in a code fence; after tool results, the call made again so, or which call was
+made ("I called the `search_orders` function with..."). For a model known to
+(`LocalModel.describes_calls`), text is held back from the first line that names an offered
+tool, or the line before a code fence (`FencedCall`). A reply that shows a call to an offered
+tool in a fence is written as a call, as above; after results, one held back whole that names a
+tool is written again as the answer from the results. Other models show in a fence a call they
+decided against as often as one they mean, so for them it stays text.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection
 
 from ..._untrusted import load_json
 
-__all__ = ["CallAsText", "call_as_text", "may_become_call_as_text"]
+__all__ = ["CallAsText", "FencedCall", "call_as_text", "fenced_call", "may_become_call_as_text"]
 
 _AROUND = " \t\r\n>`'\"*."
 """What a small model writes around a call it lays out as text: a quote's marker, code
@@ -27,6 +38,11 @@ _CALLED = re.compile(r"([\w.-]+)\s*(?:\(\s*\))?")
 """A tool's name alone, or with empty parentheses."""
 _CALLING = re.compile(r"([\w.-]+)\s*(?:\(\s*\)?)?")
 """The start of `_CALLED`."""
+
+
+_DECODER = json.JSONDecoder()
+_FENCED = re.compile(r"```[\w-]*[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
+"""A code fence's body; the last fence of a reply cut short may be left open."""
 
 
 def call_as_text(text: str, tools: Collection[str]) -> str | None:
@@ -44,6 +60,23 @@ def call_as_text(text: str, tools: Collection[str]) -> str | None:
         return line.group(1) if line.group(1) in tools else None
     if (alone := _CALLED.fullmatch(body)) is not None:
         return alone.group(1) if alone.group(1) in tools else None
+    return None
+
+
+def fenced_call(text: str, tools: Collection[str]) -> str | None:
+    """The offered tool that a JSON object opening one of `text`'s code fences names as the
+    call's `name`, if one does."""
+    for fence in _FENCED.finditer(text):
+        body = fence.group(1).strip()
+        if not body.startswith("{"):
+            continue
+        try:
+            value, _ = _DECODER.raw_decode(body)
+        except ValueError:
+            continue
+        name = value.get("name") if isinstance(value, dict) else None
+        if isinstance(name, str) and name in tools:
+            return name
     return None
 
 
@@ -84,3 +117,76 @@ class CallAsText:
     def called(self) -> str | None:
         """At the reply's end, the tool the held text only calls or names, if it does."""
         return call_as_text(self._held, self._tools) if self._holding else None
+
+
+def _naming(tools: Collection[str]) -> re.Pattern[str]:
+    """Where text names one of `tools`: as code (`calculate`, `calculate(`, "the calculate
+    function") where the name is also a word, anywhere where it is not (`search_orders`)."""
+    words = [re.escape(tool) for tool in tools if tool.isalpha()]
+    names = [re.escape(tool) for tool in tools if not tool.isalpha()]
+    ways = []
+    if words:
+        word = "|".join(words)
+        ways.append(rf"[`'\"](?:{word})[`'\"(]|\b(?:{word})(?:\(|\s+(?:function|tool)\b)")
+    if names:
+        ways.append(rf"(?<![\w.-])(?:{'|'.join(names)})(?![\w-])")
+    return re.compile("|".join(ways) or "(?!)")
+
+
+class FencedCall:
+    """The text of a reply, passed on line by line up to the first line that names one of the
+    tools (or the line announcing it, ending with a colon), or the line before a code fence
+    opens ("Here's how you can call it:"), and held back from there to the reply's end, where
+    it may turn out to show a call (`fenced_call`): the lines that tell the user which tool to
+    use are then no answer either. Each line is passed on once the next has begun and does not
+    open a fence."""
+
+    def __init__(self, tools: Collection[str]) -> None:
+        self._tools = tools
+        self._naming = _naming(tools)
+        self._text = ""
+        self._holding = False
+        self._passed = False
+
+    def feed(self, text: str) -> str:
+        """The text that may be passed on now."""
+        self._text += text
+        if self._holding:
+            return ""
+        text, start, last = self._text, 0, 0
+        while True:
+            end = text.find("\n", start)
+            line = text[start:] if end < 0 else text[start:end]
+            if line.lstrip().startswith("```"):
+                self._holding = True
+                return self._pass(last)
+            if self._naming.search(line):
+                self._holding = True
+                announced = text[last:start].rstrip().endswith(":")
+                return self._pass(last if announced else start)
+            if line.strip():
+                last = start
+            if end < 0:
+                return self._pass(last)
+            start = end + 1
+
+    def release(self) -> str:
+        """Whatever is held, to be passed on; nothing is held back after it."""
+        self._holding = False
+        return self._pass(len(self._text))
+
+    def called(self) -> str | None:
+        """At the reply's end, the tool the held text shows a call to, if it does."""
+        return fenced_call(self._text, self._tools) if self._holding else None
+
+    def about_the_tools(self) -> bool:
+        """At the reply's end, whether it was all held back, and names one of the tools: after
+        tool results, text that says which tool was called ("I called the `search_orders`
+        function with...", "This is the response from the `current_time` function") instead
+        of what it returned."""
+        return self._holding and not self._passed and self._naming.search(self._text) is not None
+
+    def _pass(self, end: int) -> str:
+        passed, self._text = self._text[:end], self._text[end:]
+        self._passed = self._passed or bool(passed)
+        return passed
