@@ -11,8 +11,8 @@ not opening as it did (`Reply._answer`).
 
 Some models, kept to text, describe the call they mean to the user instead: "To find out what
 time it is in Sydney, you can use the `current_time` function. Here's how you can call it:" and
-the call's JSON in a code fence; after tool results, the call made again so, or which call was
-made ("I called the `search_orders` function with..."). For a model known to
+the call's JSON in a code fence; after tool results, that call again, or which call it made
+("I called the `search_orders` function with..."). For a model known to do so
 (`LocalModel.describes_calls`), text is held back from the first line that names an offered
 tool, or the line before a code fence (`FencedCall`). A reply that shows a call to an offered
 tool in a fence is written as a call, as above; after results, one held back whole that names a
