@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-__all__ = ["MAX_JSON_DEPTH", "load_json", "safe_text"]
+__all__ = ["MAX_JSON_DEPTH", "load_json", "load_json_prefix", "safe_text"]
+
+_T = TypeVar("_T")
 
 MAX_JSON_DEPTH = 100
 
@@ -32,8 +35,25 @@ def load_json(text: str) -> Any:
     """The value of untrusted JSON text, or `ValueError` saying why not, phrased to follow "the
     arguments are": not valid JSON, nested too deeply, a number too long or not finite, or a
     string no encoder can write (a lone surrogate)."""
+    value = _parsed(
+        lambda: json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    )
+    _check(value)
+    return value
+
+
+def load_json_prefix(text: str) -> tuple[Any, int]:
+    """The value of the untrusted JSON `text` begins with, and where it ends (text may follow
+    it); `ValueError` as for `load_json`."""
+    value, end = _parsed(lambda: _DECODER.raw_decode(text))
+    _check(value)
+    return value, end
+
+
+def _parsed(parse: Callable[[], _T]) -> _T:
+    """What `parse` returns, its failures as `ValueError`s saying why."""
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        return parse()
     except json.JSONDecodeError as error:
         raise ValueError(f"not valid JSON ({error.msg} at position {error.pos})") from None
     except RecursionError:
@@ -44,8 +64,6 @@ def load_json(text: str) -> Any:
         # The one left: Python refuses to read an integer longer than its limit.
         limit = sys.get_int_max_str_digits()
         raise ValueError(f"not usable JSON (a number has more than {limit} digits)") from None
-    _check(value)
-    return value
 
 
 def _reject_constant(name: str) -> Any:
@@ -57,6 +75,9 @@ def _finite_float(text: str) -> float:
     if number in (float("inf"), float("-inf")):
         raise _Unusable("a number is too large for a float")
     return number
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 
 def _check(value: Any) -> None:

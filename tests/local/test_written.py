@@ -126,6 +126,9 @@ def test_a_call_shown_in_a_fence_is_read(text: str, tool: str) -> None:
         "```python\nmy_list.reverse()\n```",
         '{"name": "git_log", "arguments": {}}',
         '```json\n{"name": "git_log", "arguments": {\n```',
+        # Model text nested past what any call needs, or with a number no float holds.
+        '```json\n{"name": "git_log", "arguments": ' + "[" * 10_000 + "\n```",
+        '```json\n{"name": "git_log", "arguments": {"a": 1e999}}\n```',
     ],
 )
 def test_a_fence_without_a_whole_call_to_an_offered_tool_is_not_one(text: str) -> None:

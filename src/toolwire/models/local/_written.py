@@ -22,11 +22,11 @@ decided against as often as one they mean, so for them it stays text.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Collection
+from typing import Any
 
-from ..._untrusted import load_json
+from ..._untrusted import load_json, load_json_prefix
 
 __all__ = ["CallAsText", "FencedCall", "call_as_text", "fenced_call", "may_become_call_as_text"]
 
@@ -40,7 +40,6 @@ _CALLING = re.compile(r"([\w.-]+)\s*(?:\(\s*\)?)?")
 """The start of `_CALLED`."""
 
 
-_DECODER = json.JSONDecoder()
 _FENCED = re.compile(r"```[\w-]*[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
 """A code fence's body; the last fence of a reply cut short may be left open."""
 
@@ -54,8 +53,7 @@ def call_as_text(text: str, tools: Collection[str]) -> str | None:
             value = load_json(body)
         except ValueError:
             return None
-        name = value.get("name") if isinstance(value, dict) else None
-        return name if isinstance(name, str) and name in tools else None
+        return _offered(value, tools)
     if (line := _NAME_LINE.match(body)) is not None:
         return line.group(1) if line.group(1) in tools else None
     if (alone := _CALLED.fullmatch(body)) is not None:
@@ -71,13 +69,18 @@ def fenced_call(text: str, tools: Collection[str]) -> str | None:
         if not body.startswith("{"):
             continue
         try:
-            value, _ = _DECODER.raw_decode(body)
+            value, _ = load_json_prefix(body)
         except ValueError:
             continue
-        name = value.get("name") if isinstance(value, dict) else None
-        if isinstance(name, str) and name in tools:
+        if (name := _offered(value, tools)) is not None:
             return name
     return None
+
+
+def _offered(call: Any, tools: Collection[str]) -> str | None:
+    """The `name` of a JSON call, where it is one of `tools`."""
+    name = call.get("name") if isinstance(call, dict) else None
+    return name if isinstance(name, str) and name in tools else None
 
 
 def may_become_call_as_text(text: str, tools: Collection[str]) -> bool:
