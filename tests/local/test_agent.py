@@ -165,6 +165,34 @@ def test_an_identifier_nobody_gave_is_asked_for_not_looked_up_with_the_request_w
     )
 
 
+@tool(side_effect="read_only")
+def read_file(path: str, start_line: int = 1, max_lines: int = 200) -> str:
+    """Read a text file, with line numbers.
+
+    Args:
+        path: the file, relative to the repository root
+        start_line: the first line to show (1-based)
+        max_lines: at most this many lines
+    """
+    return f"no file {path!r}"
+
+
+def test_a_file_nobody_named_is_asked_for(qwen: LocalModel) -> None:
+    # "read the file" names none: the model's call with a path it made up ("weatherly/
+    # weather.txt") is not run, and the reply asks which file.
+    agent = Agent(
+        qwen,
+        [read_file],
+        instructions="You help a developer working in the git repository `weatherly`.",
+        limits=Limits(max_steps=4, timeout=300),
+    )
+    result, corrections = run_with_corrections(agent, "read the file")
+    assert not result.calls
+    assert isinstance(result.output, str) and result.output.rstrip().endswith("?")
+    assert "file" in result.output
+    assert corrections[0] == ("dropped: 'path' is required, and the request gives no value for it",)
+
+
 def test_a_first_call_copying_the_documentation_gives_way_to_another_tool(
     qwen: LocalModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1321,6 +1321,64 @@ def test_a_required_identifier_the_conversation_never_wrote_is_missing() -> None
     assert not grounding.findable("cancel_order", "reason")
 
 
+def test_a_required_path_the_conversation_never_wrote_is_missing() -> None:
+    @tool(side_effect="read_only")
+    def read_file(path: str, max_lines: int = 200) -> str:
+        """Read a text file.
+
+        Args:
+            path: the file, relative to the repository root
+            max_lines: at most this many lines
+        """
+        return path
+
+    @tool(side_effect="idempotent")
+    def write_file(file_name: str, content: str) -> str:
+        """Write a text file."""
+        return file_name
+
+    @tool(side_effect="read_only")
+    def grep(pattern: str, path: str = ".") -> str:
+        """Lines matching a pattern, under a folder."""
+        return pattern
+
+    tools = [read_file.definition, write_file.definition, grep.definition]
+    system = Message.system("You help a developer in the repository of a weather API.")
+
+    def missing(request: str, tool: str, arguments: dict[str, Any]) -> str | None:
+        return Grounding.of([system, Message.user(request)], tools).missing(tool, arguments)
+
+    # "weather" is in the system message, not in the request: no file the user named.
+    assert missing("read the file", "read_file", {"path": "weatherly/weather.txt"}) == "path"
+    # "the file" says which tool, not which file.
+    assert missing("read the file", "read_file", {"path": "file.txt"}) == "path"
+    assert missing("save 'hi' in a new file", "write_file", {"file_name": "notes.txt"}) == (
+        "file_name"
+    )
+    # The path whole, the file's name, or that name less its extension as a word of the request.
+    assert missing("read src/app/cache.py", "read_file", {"path": "src/app/cache.py"}) is None
+    assert missing("what does cache.py do?", "read_file", {"path": "src/app/cache.py"}) is None
+    assert missing("Show me the changelog", "read_file", {"path": "CHANGELOG.md"}) is None
+    assert missing("Show me the changelog", "read_file", {"path": "docs/NEWS.md"}) == "path"
+    # An optional path keeps its default otherwise (see the optional parameters' checks).
+    assert missing("grep for TODO", "grep", {"pattern": "TODO", "path": "src/app"}) is None
+    # One a result holds is the user's too: a file found.
+    call = ToolCall(id="c1", name="grep", arguments={"pattern": "TTL"})
+    found = ToolResult(call_id="c1", name="grep", content='["src/app/cache.py:10: TTL = 600"]')
+    conversation = [
+        system,
+        Message.user("open the file that sets the TTL"),
+        Message(role="assistant", parts=(call,)),
+        Message(role="tool", parts=(found,)),
+    ]
+    grounding = Grounding.of(conversation, tools)
+    assert grounding.missing("read_file", {"path": "src/app/cache.py"}) is None
+    assert grounding.missing("read_file", {"path": "src/app/settings.py"}) == "path"
+    # A file to read may be looked up first; where to write a new one may not.
+    assert grounding.findable("read_file", "path")
+    assert not grounding.findable("write_file", "file_name")
+
+
 def test_free_text_that_is_its_parameters_description_is_missing() -> None:
     @tool
     def search_code(text: str, file_pattern: str = "*") -> str:

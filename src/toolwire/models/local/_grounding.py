@@ -54,6 +54,10 @@ and the conversation never wrote that one, is the user's to give (`missing`): th
 the call and asks for it. So is a required identifier (a string parameter the schema names `id`
 or `..._id`) that the conversation never wrote, whole or its digits: no model knows the user's
 order numbers, and "Cancel the order please" is not ORD-10517; a look-up may find it first.
+So is a required file path (a parameter the schema names `path`, `file`, `file_name`...) that
+the conversation never wrote, whole or the file's name, nor the request that name less its
+extension ("the changelog"): "read the file" is not "weatherly/weather.txt". A file to read may
+be looked up first; where to write a new one is only the user's to say.
 And so is a required date (an ISO date passed) of a call that changes something, where the user
 names no day, month or date: "Schedule a meeting with Marco" is not today at 10:00. And so is
 required free text that is its parameter's description ("the text to find" for "search the
@@ -125,6 +129,12 @@ _CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _WRITTEN_WORD = re.compile(r"\w+")
 _IDENTIFIER_NAME = re.compile(r"(?:^|[_-])(?:id|ID)s?$|[a-z](?:Id|ID)s?$")
 """What the name of a parameter taking an identifier ends with: "id", "order_id", "eventId"."""
+_PATH_NAME = re.compile(
+    r"(?:^|[_-])(?:path|file|file_?(?:[nN]ame|[pP]ath))$|[a-z](?:Path|File|File(?:Name|Path))$"
+)
+"""What the name of a parameter taking a file's path ends with: "path", "file_name", "srcFile"."""
+_PATH_SEPARATOR = re.compile(r"[\\/]")
+_NAME_BREAKS = re.compile(r"[\W_]+")
 _NEGATION = re.compile(r"\b(?:not|no|without|never)\b|n't\b")
 _VARIATION = re.compile(r"\b(?:not|no|without|never|if|whether|unless)\b|n't\b")
 """What turns a flag off or makes it a condition: "what if the process is not isothermal", "and
@@ -589,6 +599,11 @@ class Grounding:
             for name in sorted(parameters.identifiers)
             if name in arguments and self._made_up_identifier(arguments[name])
         ]
+        made_up += [
+            name
+            for name in sorted(parameters.paths)
+            if name in arguments and self._made_up_path(arguments[name], (tool, name))
+        ]
         if tool in self.changing:
             made_up += [
                 name
@@ -616,8 +631,12 @@ class Grounding:
     def findable(self, tool: str, parameter: str) -> bool:
         """Whether the value of a parameter `missing` found may be looked up with another tool
         before the user is asked for it: an identifier ("cancel the dentist" names the event
-        to find), not a number only the user knows."""
-        return parameter in self.guessable.get(tool, _NOTHING_GUESSABLE).identifiers
+        to find), or the path of a file to read ("the file with the failing test"); not a
+        number only the user knows, nor where to write a new file."""
+        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        if parameter in parameters.paths:
+            return tool not in self.changing
+        return parameter in parameters.identifiers
 
     def copied_example(self, arguments: Mapping[str, Any]) -> str | None:
         """The value `arguments` pass that copies an example of the tools' documentation, if
@@ -737,6 +756,21 @@ class Grounding:
             return False
         digits = set(_DIGITS.findall(value))
         return folded(value).strip() not in self.said and not (digits and digits <= self.digit_runs)
+
+    def _made_up_path(self, value: Any, names: tuple[str, str]) -> bool:
+        """Whether a file's path is one the conversation never wrote: not whole, not the file's
+        name ("cache.py" for "src/weatherly/cache.py"), and not that name less its extension as
+        a word of the request ("the changelog" for "CHANGELOG.md") other than a word of the
+        tool's or the parameter's `names` ("the file" says which tool, not which file). No
+        model knows the user's files: "read the file" is not "weatherly/weather.txt"."""
+        if not isinstance(value, str) or not value.strip():
+            return False
+        name = _PATH_SEPARATOR.split(value.strip().rstrip("/\\"))[-1]
+        if folded(value) in self.said or (name and folded(name) in self.said):
+            return False
+        naming = set(_NAME_BREAKS.split(_CAMEL_HUMP.sub("_", " ".join(names)).casefold()))
+        stem = name.split(".")[0].casefold()
+        return stem in naming or stem not in {word.casefold() for word in self.request_words}
 
     def _names_parameter(self, parameters: _Guessable, name: str, value: Any) -> bool:
         """Whether free text writes the name of another of the tool's parameters, as coined,
@@ -883,6 +917,9 @@ class _Guessable:
     identifiers: frozenset[str] = frozenset()
     """Required, taking a string with no default that the schema names an identifier
     (`_IDENTIFIER_NAME`): the user's to give, or a result's."""
+    paths: frozenset[str] = frozenset()
+    """Required, taking a string with no default that the schema names a file's path
+    (`_PATH_NAME`): the user's to give, or a result's, as identifiers are."""
     required: frozenset[str] = frozenset()
     """Every required parameter."""
     described: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -1138,6 +1175,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
     defaults: dict[str, Any] = {}
     needed: set[str] = set()
     identifiers: set[str] = set()
+    paths: set[str] = set()
     described: dict[str, frozenset[str]] = {}
     documentation = [_prose(tool.description)]
     for name, written in properties.items():
@@ -1165,6 +1203,8 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
                 choices[name] = frozenset(map(str, schema["enum"]))
             elif not optional and "default" not in schema and _IDENTIFIER_NAME.search(name):
                 identifiers.add(name)
+            elif not optional and "default" not in schema and _PATH_NAME.search(name):
+                paths.add(name)
             if not optional and "enum" not in schema and (said := _said_by(schema)):
                 described[name] = said
         if optional and kind == "string" and "enum" in schema:
@@ -1200,6 +1240,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         defaults,
         frozenset(needed),
         frozenset(identifiers),
+        frozenset(paths),
         frozenset(required),
         described,
         frozenset(name for name in properties if _COINED.search(name)),
