@@ -12,7 +12,14 @@ from toolwire.models.local._written import (
     may_become_call_as_text,
 )
 
-TOOLS = ("search_emails", "search_code", "git_log", "calculate", "current_time")
+PARAMETERS = {
+    "search_emails": ("query", "folder", "unread_only", "limit"),
+    "search_code": ("text", "path", "file_pattern"),
+    "git_log": ("limit", "author", "path"),
+    "calculate": ("expression",),
+    "current_time": ("timezone",),
+}
+TOOLS = tuple(PARAMETERS)
 
 
 @pytest.mark.parametrize(
@@ -111,17 +118,36 @@ SYDNEY = (
             'Like this:\n```json\n{"name": "search_code", "arguments": {"text": "TODO"}}\n',
             "search_code",
         ),
+        # Only the arguments, of the one tool named before the fence that takes them all (what
+        # the 1.5B model wrote, kept to text).
+        (
+            "You can use the `search_emails` function with the following parameters:\n"
+            '```json\n{"query": "Q1 budget", "folder": "archive", "unread_only": false}\n```',
+            "search_emails",
+        ),
+        ('Use the calculate function:\n```json\n{"expression": "2 ** 16"}\n```', "calculate"),
+        (
+            "Use `git_log` and then `search_code`:\n```json\n"
+            '{"text": "DEFAULT_TTL", "path": "src"}\n```',
+            "search_code",
+        ),
     ],
 )
 def test_a_call_shown_in_a_fence_is_read(text: str, tool: str) -> None:
-    assert fenced_call(text, TOOLS) == tool
+    assert fenced_call(text, PARAMETERS) == tool
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        # Bare arguments, a tool not offered, code that is not a call, a call outside a fence.
+        # Bare arguments of no tool named before the fence, of a tool named only after it, of
+        # no one tool named (`path` is both's), or a parameter the tool named does not take.
         '```json\n{"query": "grinders", "max_price": 100.0}\n```',
+        '```json\n{"query": "grinders"}\n```\nThat is for `search_emails`.',
+        'With `git_log` or `search_code`:\n```json\n{"path": "src"}\n```',
+        'With `search_emails`:\n```json\n{"query": "budget", "max_price": 100.0}\n```',
+        "With `search_emails`:\n```json\n{}\n```",
+        # A tool not offered, code that is not a call, a call outside a fence.
         '```json\n{"name": "send_email", "arguments": {}}\n```',
         "```python\nmy_list.reverse()\n```",
         '{"name": "git_log", "arguments": {}}',
@@ -132,11 +158,11 @@ def test_a_call_shown_in_a_fence_is_read(text: str, tool: str) -> None:
     ],
 )
 def test_a_fence_without_a_whole_call_to_an_offered_tool_is_not_one(text: str) -> None:
-    assert fenced_call(text, TOOLS) is None
+    assert fenced_call(text, PARAMETERS) is None
 
 
 def test_lines_are_passed_on_until_one_names_a_tool() -> None:
-    fenced = FencedCall(TOOLS)
+    fenced = FencedCall(PARAMETERS)
     pieces = ["The time ", "in Sydney.\nYou can use `current_", "time` too.\nMore."]
     out = [fenced.feed(piece) for piece in pieces]
     assert out == ["", "The time in Sydney.\n", ""]
@@ -145,26 +171,26 @@ def test_lines_are_passed_on_until_one_names_a_tool() -> None:
 
 
 def test_a_reply_showing_a_call_is_held_from_the_line_naming_the_tool() -> None:
-    fenced = FencedCall(TOOLS)
+    fenced = FencedCall(PARAMETERS)
     text = "Sure.\n" + SYDNEY
     out = "".join(fenced.feed(text[i : i + 7]) for i in range(0, len(text), 7))
     assert (out, fenced.called()) == ("Sure.\n", "current_time")
 
 
 def test_the_line_announcing_a_tool_is_held_with_it() -> None:
-    fenced = FencedCall(TOOLS)
+    fenced = FencedCall(PARAMETERS)
     text = "Done.\nI will follow these steps:\n\n1. Call `git_log`.\n"
     assert fenced.feed(text) == "Done.\n"
     assert fenced.about_the_tools() is False, "part of the reply was passed on"
 
 
 def test_a_word_that_only_contains_a_tool_name_is_no_mention() -> None:
-    fenced = FencedCall(TOOLS)
+    fenced = FencedCall(PARAMETERS)
     assert fenced.feed("recalculated the git_logs\nThen") == "recalculated the git_logs\n"
 
 
 def test_the_line_before_a_fence_is_held_with_it() -> None:
-    fenced = FencedCall(TOOLS)
+    fenced = FencedCall(PARAMETERS)
     text = 'Converted.\n\nUse the following call:\n\n```json\n{"name": "calculate"}\n```'
     assert fenced.feed(text) == "Converted.\n\n"
     assert (fenced.called(), fenced.release()) == ("calculate", text[12:])
@@ -172,7 +198,7 @@ def test_the_line_before_a_fence_is_held_with_it() -> None:
 
 @given(st.lists(st.text(alphabet="ab `\n{}calculate", max_size=12), max_size=8))
 def test_text_fed_to_the_fence_reader_is_all_passed_on_once_released(pieces: list[str]) -> None:
-    fenced = FencedCall(TOOLS)
+    fenced = FencedCall(PARAMETERS)
     out = "".join(fenced.feed(piece) for piece in pieces)
     assert "".join(pieces).startswith(out)
     assert out + fenced.release() == "".join(pieces)

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -418,7 +418,9 @@ class Reply:
         shown = _ShownCalls(self.call_format.start)
         tools = [tool.name for tool in self.plan.tools]
         as_text = CallAsText(tools)
-        fenced = FencedCall(tools) if self.steering.describes_calls else None
+        fenced = None
+        if self.steering.describes_calls:
+            fenced = FencedCall({tool.name: _parameters(tool) for tool in self.plan.tools})
 
         def passed_on(text: str) -> str:
             """What of `text` the holders let through now."""
@@ -965,6 +967,12 @@ class _ProseCalls:
 
 def _dropped(name: Any, written: Any, why: str) -> CallCorrected:
     return CallCorrected(name=name, written=written, index=None, changes=(f"dropped: {why}",))
+
+
+def _parameters(tool: ToolDefinition) -> tuple[str, ...]:
+    """The names of the tool's parameters, as its schema lists them."""
+    properties = tool.parameters.get("properties")
+    return tuple(properties) if isinstance(properties, Mapping) else ()
 
 
 def _missing_why(parameter: str) -> str:

@@ -15,15 +15,17 @@ the call's JSON in a code fence; after tool results, that call again, or which c
 ("I called the `search_orders` function with..."). For a model known to do so
 (`LocalModel.describes_calls`), text is held back from the first line that names an offered
 tool, or the line before a code fence (`FencedCall`). A reply that shows a call to an offered
-tool in a fence is written as a call, as above; after results, one held back whole that names a
-tool is written again as the answer from the results. Other models show in a fence a call they
-decided against as often as one they mean, so for them it stays text.
+tool in a fence (its JSON, or only its arguments after text naming the tool: "use the
+`search_emails` function with the following parameters:") is written as a call, as above;
+after results, one held back whole that names a tool is written again as the answer from the
+results. Other models show in a fence a call they decided against as often as one they mean,
+so for them it stays text.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from ..._untrusted import load_json, load_json_prefix
@@ -61,9 +63,12 @@ def call_as_text(text: str, tools: Collection[str]) -> str | None:
     return None
 
 
-def fenced_call(text: str, tools: Collection[str]) -> str | None:
-    """The offered tool that a JSON object opening one of `text`'s code fences names as the
-    call's `name`, if one does."""
+def fenced_call(text: str, tools: Mapping[str, Collection[str]]) -> str | None:
+    """The offered tool (`tools` by name, with their parameters' names) that a JSON object
+    opening one of `text`'s code fences calls, if one does: the object names it as the call's
+    `name`, or holds only that tool's parameters where, of the tools the text names before the
+    fence, that tool alone has them all."""
+    naming = _naming(tools)
     for fence in _FENCED.finditer(text):
         body = fence.group(1).strip()
         if not body.startswith("{"):
@@ -74,6 +79,12 @@ def fenced_call(text: str, tools: Collection[str]) -> str | None:
             continue
         if (name := _offered(value, tools)) is not None:
             return name
+        if not isinstance(value, dict) or not value:
+            continue
+        named = {_name_in(found) for found in naming.finditer(text, 0, fence.start())}
+        taking = [tool for tool in named if value.keys() <= set(tools[tool])]
+        if len(taking) == 1:
+            return taking[0]
     return None
 
 
@@ -130,10 +141,15 @@ def _naming(tools: Collection[str]) -> re.Pattern[str]:
     ways = []
     if words:
         word = "|".join(words)
-        ways.append(rf"[`'\"](?:{word})[`'\"(]|\b(?:{word})(?:\(|\s+(?:function|tool)\b)")
+        ways.append(rf"[`'\"]({word})[`'\"(]|\b({word})(?:\(|\s+(?:function|tool)\b)")
     if names:
-        ways.append(rf"(?<![\w.-])(?:{'|'.join(names)})(?![\w-])")
+        ways.append(rf"(?<![\w.-])({'|'.join(names)})(?![\w-])")
     return re.compile("|".join(ways) or "(?!)")
+
+
+def _name_in(found: re.Match[str]) -> str:
+    """The tool's name a match of `_naming` found."""
+    return next(group for group in found.groups() if group)
 
 
 class FencedCall:
@@ -142,9 +158,9 @@ class FencedCall:
     opens ("Here's how you can call it:"), and held back from there to the reply's end, where
     it may turn out to show a call (`fenced_call`): the lines that tell the user which tool to
     use are then no answer either. Each line is passed on once the next has begun and does not
-    open a fence."""
+    open a fence. `tools` are the offered tools by name, with their parameters' names."""
 
-    def __init__(self, tools: Collection[str]) -> None:
+    def __init__(self, tools: Mapping[str, Collection[str]]) -> None:
         self._tools = tools
         self._naming = _naming(tools)
         self._text = ""
