@@ -1029,14 +1029,20 @@ SHOWN_IN_A_FENCE = (
     "To calculate 17 * 23, you can use the `calculate` function. Here's how you can call it:"
     '\n\n```json\n{\n  "name": "calculate",\n  "arguments": {"expression": "17 * 23"}\n}\n```'
 )
+SHOWN_AS_ARGUMENTS = (
+    # Or only its arguments, after naming the tool.
+    "To calculate 17 * 23, you can use the `calculate` function with the following parameters:"
+    '\n\n```json\n{"expression": "17 * 23"}\n```'
+)
 
 
+@pytest.mark.parametrize("shown", [SHOWN_IN_A_FENCE, SHOWN_AS_ARGUMENTS])
 @pytest.mark.parametrize("describes_calls", [True, False])
 def test_a_call_shown_in_a_fence_is_made_only_by_a_model_that_means_it(
-    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch, describes_calls: bool
+    qwen: LocalModel, monkeypatch: pytest.MonkeyPatch, describes_calls: bool, shown: str
 ) -> None:
     monkeypatch.setattr(qwen, "describes_calls", describes_calls)
-    asked = scripted_once(monkeypatch, qwen, SHOWN_IN_A_FENCE, lambda generation: True)
+    asked = scripted_once(monkeypatch, qwen, shown, lambda generation: True)
     ask = request(Message.user("What is 17 * 23?"), tools=DEFINITIONS, max_output_tokens=60)
     events = collect(qwen, ask)
     if describes_calls:
@@ -1046,7 +1052,7 @@ def test_a_call_shown_in_a_fence_is_made_only_by_a_model_that_means_it(
     else:
         assert len(asked) == 1
         assert not calls_of(events)
-        assert text_of(events) == SHOWN_IN_A_FENCE
+        assert text_of(events) == shown
 
 
 @pytest.mark.parametrize(
