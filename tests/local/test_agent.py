@@ -6,6 +6,7 @@ import datetime
 
 import pytest
 
+from bench.requests.toolsets import devbox
 from toolwire import Agent, Limits, Message, RunResult, tool
 from toolwire.builtin import TOOLS, clock_tool
 from toolwire.events import CallCorrected, ToolResultReady, UsageReported
@@ -165,24 +166,12 @@ def test_an_identifier_nobody_gave_is_asked_for_not_looked_up_with_the_request_w
     )
 
 
-@tool(side_effect="read_only")
-def read_file(path: str, start_line: int = 1, max_lines: int = 200) -> str:
-    """Read a text file, with line numbers.
-
-    Args:
-        path: the file, relative to the repository root
-        start_line: the first line to show (1-based)
-        max_lines: at most this many lines
-    """
-    return f"no file {path!r}"
-
-
 def test_a_file_nobody_named_is_asked_for(qwen: LocalModel) -> None:
     # "read the file" names none: the model's call with a path it made up ("weatherly/
     # weather.txt") is not run, and the reply asks which file.
     agent = Agent(
         qwen,
-        [read_file],
+        [devbox.read_file],
         instructions="You help a developer working in the git repository `weatherly`.",
         limits=Limits(max_steps=4, timeout=300),
     )
