@@ -1379,6 +1379,47 @@ def test_a_required_path_the_conversation_never_wrote_is_missing() -> None:
     assert not grounding.findable("write_file", "file_name")
 
 
+def test_an_email_address_the_conversation_never_wrote_is_missing() -> None:
+    @tool(side_effect="destructive")
+    def send_email(to: list[str], subject: str, body: str, cc: list[str] | None = None) -> str:
+        """Send an email.
+
+        Args:
+            to: the recipients' email addresses
+            subject: the subject line
+            body: the text
+            cc: addresses to copy
+        """
+        return subject
+
+    tools = [send_email.definition]
+    system = Message.system("You are Sam Rivera's assistant (sam.rivera@lumenlabs.com).")
+    sent = {"subject": "Lunch", "body": "Lunch on Friday?"}
+
+    def missing(conversation: list[Message], to: list[str]) -> str | None:
+        return Grounding.of([system, *conversation], tools).missing(
+            "send_email", {**sent, "to": to}
+        )
+
+    ask_lena = [Message.user("email Lena about lunch on Friday")]
+    assert missing(ask_lena, ["lena@example.com"]) == "to"
+    assert missing(ask_lena, ["sam.rivera@lumenlabs.com", "lena@example.com"]) == "to"
+    # One the user, the application or a result wrote is theirs; a name is no address to judge.
+    assert missing([Message.user("email lena@fischer.de about lunch")], ["lena@fischer.de"]) is None
+    assert missing(ask_lena, ["sam.rivera@lumenlabs.com"]) is None
+    assert missing(ask_lena, ["Lena"]) is None
+    call = ToolCall(id="c1", name="search_contacts", arguments={"query": "Lena"})
+    found = ToolResult(call_id="c1", name="search_contacts", content='[{"email": "lena@kw.de"}]')
+    looked_up = [
+        *ask_lena,
+        Message(role="assistant", parts=(call,)),
+        Message(role="tool", parts=(found,)),
+    ]
+    assert missing(looked_up, ["lena@kw.de"]) is None
+    # The contacts may find it first.
+    assert Grounding.of([system, *ask_lena], tools).findable("send_email", "to")
+
+
 def test_free_text_that_is_its_parameters_description_is_missing() -> None:
     @tool
     def search_code(text: str, file_pattern: str = "*") -> str:

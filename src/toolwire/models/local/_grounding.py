@@ -57,7 +57,9 @@ order numbers, and "Cancel the order please" is not ORD-10517; a look-up may fin
 So is a required file path (a parameter the schema names `path`, `file`, `file_name`...) that
 the conversation never wrote, whole or the file's name, nor the request that name less its
 extension ("the changelog"): "read the file" is not "weatherly/weather.txt". A file to read may
-be looked up first; where to write a new one is only the user's to say.
+be looked up first; where to write a new one is only the user's to say. So is an email address
+the conversation never wrote, passed to a required parameter whose name or description says it
+takes email addresses: "email Lena" is not lena@example.com; the contacts may find it first.
 And so is a required date (an ISO date passed) of a call that changes something, where the user
 names no day, month or date: "Schedule a meeting with Marco" is not today at 10:00. And so is
 required free text that is its parameter's description ("the text to find" for "search the
@@ -134,6 +136,9 @@ _PATH_NAME = re.compile(
 )
 """What the name of a parameter taking a file's path ends with: "path", "file_name", "srcFile"."""
 _PATH_SEPARATOR = re.compile(r"[\\/]")
+_EMAIL = re.compile(r"\be-?mail\b", re.IGNORECASE)
+"""What the name or description of a parameter taking email addresses says."""
+_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _NAME_BREAKS = re.compile(r"[\W_]+")
 _NEGATION = re.compile(r"\b(?:not|no|without|never)\b|n't\b")
 _VARIATION = re.compile(r"\b(?:not|no|without|never|if|whether|unless)\b|n't\b")
@@ -604,6 +609,11 @@ class Grounding:
             for name in sorted(parameters.paths)
             if name in arguments and self._made_up_path(arguments[name], (tool, name))
         ]
+        made_up += [
+            name
+            for name in sorted(parameters.addresses)
+            if name in arguments and self._made_up_address(arguments[name])
+        ]
         if tool in self.changing:
             made_up += [
                 name
@@ -636,7 +646,7 @@ class Grounding:
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
         if parameter in parameters.paths:
             return tool not in self.changing
-        return parameter in parameters.identifiers
+        return parameter in parameters.identifiers | parameters.addresses
 
     def copied_example(self, arguments: Mapping[str, Any]) -> str | None:
         """The value `arguments` pass that copies an example of the tools' documentation, if
@@ -771,6 +781,16 @@ class Grounding:
         naming = set(_NAME_BREAKS.split(_CAMEL_HUMP.sub("_", " ".join(names)).casefold()))
         stem = name.split(".")[0].casefold()
         return stem in naming or stem not in {word.casefold() for word in self.request_words}
+
+    def _made_up_address(self, value: Any) -> bool:
+        """Whether a value holds an email address the conversation never wrote: no model knows
+        the addresses of the user's contacts ("lena@example.com" for "email Lena")."""
+        return any(
+            folded(address) not in self.said
+            for text in leaves(value)
+            if isinstance(text, str)
+            for address in _ADDRESS.findall(text)
+        )
 
     def _names_parameter(self, parameters: _Guessable, name: str, value: Any) -> bool:
         """Whether free text writes the name of another of the tool's parameters, as coined,
@@ -920,6 +940,9 @@ class _Guessable:
     paths: frozenset[str] = frozenset()
     """Required, taking a string with no default that the schema names a file's path
     (`_PATH_NAME`): the user's to give, or a result's, as identifiers are."""
+    addresses: frozenset[str] = frozenset()
+    """Required, taking email addresses by its name or description ("to: the recipients'
+    email addresses"): the user's to give, or a result's, as identifiers are."""
     required: frozenset[str] = frozenset()
     """Every required parameter."""
     described: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -1024,6 +1047,13 @@ def _answering(
 def found_nothing(result: ToolResult) -> bool:
     """Whether a call found nothing: it failed, or returned an empty list, object or text."""
     return result.is_error or result.content.strip() in _NOTHING_FOUND
+
+
+def _takes_addresses(name: str, schema: Mapping[str, Any]) -> bool:
+    """Whether a parameter's name or description says it takes email addresses."""
+    return bool(_EMAIL.search(_CAMEL_HUMP.sub(" ", name).replace("_", " "))) or bool(
+        _EMAIL.search(str(schema.get("description", "")))
+    )
 
 
 def _name_words(name: str) -> set[str]:
@@ -1176,6 +1206,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
     needed: set[str] = set()
     identifiers: set[str] = set()
     paths: set[str] = set()
+    addresses: set[str] = set()
     described: dict[str, frozenset[str]] = {}
     documentation = [_prose(tool.description)]
     for name, written in properties.items():
@@ -1207,6 +1238,8 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
                 paths.add(name)
             if not optional and "enum" not in schema and (said := _said_by(schema)):
                 described[name] = said
+        if not optional and kind in ("string", "array") and _takes_addresses(name, schema):
+            addresses.add(name)
         if optional and kind == "string" and "enum" in schema:
             options.add(name)
         elif optional and kind == "string":
@@ -1241,6 +1274,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         frozenset(needed),
         frozenset(identifiers),
         frozenset(paths),
+        frozenset(addresses),
         frozenset(required),
         described,
         frozenset(name for name in properties if _COINED.search(name)),
