@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 
-from bench.requests.toolsets import devbox
+from bench.requests.toolsets import assistant, devbox
 from toolwire import Agent, Limits, Message, RunResult, tool
 from toolwire.builtin import TOOLS, clock_tool
 from toolwire.events import CallCorrected, ToolResultReady, UsageReported
@@ -180,6 +180,22 @@ def test_a_file_nobody_named_is_asked_for(qwen: LocalModel) -> None:
     assert isinstance(result.output, str) and result.output.rstrip().endswith("?")
     assert "file" in result.output
     assert corrections[0] == ("dropped: 'path' is required, and the request gives no value for it",)
+
+
+def test_an_email_address_nobody_gave_is_not_written_to(qwen: LocalModel) -> None:
+    # "Email Lena" gives no address: the model's send_email to one it made up
+    # ("Lena@lumenlabs.com") is not run; a look-up is tried in its place.
+    assistant.reset()
+    agent = Agent(
+        qwen,
+        assistant.TOOLS,
+        instructions=assistant.INSTRUCTIONS,
+        limits=Limits(max_steps=4, timeout=300),
+    )
+    prompt = "Email Lena and ask if she is free for lunch on Friday"
+    result, corrections = run_with_corrections(agent, prompt)
+    assert "send_email" not in [record.call.name for record in result.calls]
+    assert corrections[0] == ("dropped: 'to' is required, and the request gives no value for it",)
 
 
 def test_a_first_call_copying_the_documentation_gives_way_to_another_tool(
