@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -53,7 +53,7 @@ from ...events import (
     UsageReported,
 )
 from ...messages import Message, Usage
-from ...textcalls import ModelEventReader
+from ...textcalls import ModelEventReader, tool_specs
 from ...tools import ToolDefinition
 from ._bridge import start
 from ._coverage import RequestValues
@@ -420,7 +420,8 @@ class Reply:
         as_text = CallAsText(tools)
         fenced = None
         if self.steering.describes_calls:
-            fenced = FencedCall({tool.name: _parameters(tool) for tool in self.plan.tools})
+            specs = tool_specs(self.plan.tools)
+            fenced = FencedCall({spec.name: spec.parameter_names for spec in specs})
 
         def passed_on(text: str) -> str:
             """What of `text` the holders let through now."""
@@ -967,12 +968,6 @@ class _ProseCalls:
 
 def _dropped(name: Any, written: Any, why: str) -> CallCorrected:
     return CallCorrected(name=name, written=written, index=None, changes=(f"dropped: {why}",))
-
-
-def _parameters(tool: ToolDefinition) -> tuple[str, ...]:
-    """The names of the tool's parameters, as its schema lists them."""
-    properties = tool.parameters.get("properties")
-    return tuple(properties) if isinstance(properties, Mapping) else ()
 
 
 def _missing_why(parameter: str) -> str:
