@@ -778,7 +778,7 @@ class Grounding:
         name = _PATH_SEPARATOR.split(value.strip().rstrip("/\\"))[-1]
         if folded(value) in self.said or (name and folded(name) in self.said):
             return False
-        naming = set(_NAME_BREAKS.split(_CAMEL_HUMP.sub("_", " ".join(names)).casefold()))
+        naming = set(_NAME_BREAKS.split(_spelled_out(" ".join(names)).casefold()))
         stem = name.split(".")[0].casefold()
         return stem in naming or stem not in {word.casefold() for word in self.request_words}
 
@@ -1051,9 +1051,14 @@ def found_nothing(result: ToolResult) -> bool:
 
 def _takes_addresses(name: str, schema: Mapping[str, Any]) -> bool:
     """Whether a parameter's name or description says it takes email addresses."""
-    return bool(_EMAIL.search(_CAMEL_HUMP.sub(" ", name).replace("_", " "))) or bool(
+    return bool(_EMAIL.search(_spelled_out(name))) or bool(
         _EMAIL.search(str(schema.get("description", "")))
     )
+
+
+def _spelled_out(name: str) -> str:
+    """A name as words: "file_name" and "fileName" as "file name"."""
+    return _CAMEL_HUMP.sub(" ", name).replace("_", " ")
 
 
 def _name_words(name: str) -> set[str]:
