@@ -166,6 +166,21 @@ def test_an_identifier_nobody_gave_is_asked_for_not_looked_up_with_the_request_w
     )
 
 
+def test_a_time_zone_copied_from_the_documentation_is_asked_in_the_requests_words(
+    qwen: LocalModel,
+) -> None:
+    # For Mumbai the model passes the description's example "Asia/Tokyo": that call is not run,
+    # and the call written again in the request's words ("Mumbai") is; the clock's answer
+    # ("in Asia/Kolkata") is not handed back to it.
+    agent = Agent(qwen, STOPPED, limits=Limits(max_steps=4, timeout=300))
+    result, corrections = run_with_corrections(agent, "What time is it in Mumbai?")
+    assert [dict(record.call.arguments) for record in result.calls] == [{"timezone": "Mumbai"}]
+    assert "Asia/Kolkata" in result.calls[0].result.content
+    assert corrections[0] == (
+        "dropped: 'timezone' copies the tool's documentation, not a value the user gave",
+    )
+
+
 def test_a_file_nobody_named_is_asked_for(qwen: LocalModel) -> None:
     # "read the file" names none: the model's call with a path it made up ("weatherly/
     # weather.txt") is not run, and the reply asks which file.

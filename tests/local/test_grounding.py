@@ -1145,6 +1145,80 @@ def test_a_call_that_found_nothing_took_up_no_part_of_the_request() -> None:
     assert not after("[]").takes_up_part("list_files", {"path": "files"})
 
 
+def test_an_example_of_the_documentation_nobody_wrote_is_a_copy_not_a_value() -> None:
+    @tool(side_effect="read_only")
+    def current_time(timezone: str = "UTC") -> str:
+        """The current date, time and weekday in a time zone.
+
+        Args:
+            timezone: an IANA time zone such as "Europe/Paris", "Asia/Tokyo" or "UTC"
+        """
+        return timezone
+
+    @tool(side_effect="read_only")
+    def list_files(path: str, pattern: str = "*", order: Literal["name", "size"] = "name") -> str:
+        """List files.
+
+        Args:
+            path: the folder
+            pattern: only file names matching this glob, e.g. "*.py"
+            order: how to sort them, e.g. "size"
+        """
+        return path
+
+    tools = [current_time.definition, list_files.definition]
+
+    def copied(request: str, tool: str, arguments: dict[str, Any]) -> list[str]:
+        return Grounding.of([Message.user(request)], tools).copied_descriptions(tool, arguments)
+
+    mumbai = "what time is it in Mumbai"
+    assert copied(mumbai, "current_time", {"timezone": "Asia/Tokyo"}) == ["timezone"]
+    assert (
+        Grounding.of([Message.user(mumbai)], tools).missing(
+            "current_time", {"timezone": "Asia/Tokyo"}
+        )
+        == "timezone"
+    )
+    # A word of it written, or begun, is the user's value or the model's knowledge of it.
+    assert copied("what time is it in tokyo", "current_time", {"timezone": "Asia/Tokyo"}) == []
+    assert copied("list the python files in src", "list_files", {"pattern": "*.py"}) == []
+    # The default is the tool's own choice; a value not among the examples is the model's;
+    # an `enum`'s options are choices, not examples.
+    assert copied(mumbai, "current_time", {"timezone": "UTC"}) == []
+    assert copied(mumbai, "current_time", {"timezone": "Asia/Kolkata"}) == []
+    assert copied("list src", "list_files", {"path": "src", "order": "size"}) == []
+    markdown = {"path": "src", "pattern": "*.py"}
+    assert copied("list the markdown files in src", "list_files", markdown) == ["pattern"]
+    # Where the call places every word of the request, the example is the model's choice of
+    # form: nothing of the user's was left out for it.
+    assert copied("list src", "list_files", markdown) == []
+    # A call that changes something keeps its example: written again from the request's words,
+    # an optional value nobody gave would be junk.
+    changing = [dataclasses.replace(current_time.definition, side_effect="destructive")]
+    booked = Grounding.of([Message.user(mumbai)], changing)
+    assert booked.copied_descriptions("current_time", {"timezone": "Asia/Tokyo"}) == []
+
+
+def test_a_call_handing_its_tool_back_what_it_returned_asks_nothing_new() -> None:
+    clock = ToolDefinition(name="current_time", description="the time", parameters={})
+    made = ToolCall(id="c1", name="current_time", arguments={"timezone": "Mumbai"})
+    answered = _answered("what time is it in Mumbai", made, "10:24 in Asia/Kolkata (IST)")
+    grounding = Grounding.of(answered, [clock])
+    assert grounding.asks_nothing_new("current_time", {"timezone": "Asia/Kolkata"})
+    assert not grounding.asks_nothing_new("current_time", {"timezone": "Asia/Calcutta"})
+    # An error's suggestion is a step on; text the request holds is asked of the request.
+    wrong = dataclasses.replace(made, arguments={"timezone": "Asia/Mumbai"})
+    suggested = "unknown time zone 'Asia/Mumbai'; did you mean Asia/Kolkata?"
+    failed = Grounding.of(_answered("time in Mumbai", wrong, suggested, failed=True), [clock])
+    assert not failed.asks_nothing_new("current_time", {"timezone": "Asia/Kolkata"})
+    log = ToolDefinition(name="git_log", description="commits", parameters={})
+    first = ToolCall(id="c1", name="git_log", arguments={})
+    found = '[{"author": "Maya Lin"}, {"author": "Jun Park"}]'
+    maya = Grounding.of(_answered("Show me Maya Lin's last 2 commits", first, found), [log])
+    assert not maya.asks_nothing_new("git_log", {"author": "Maya Lin"})
+    assert maya.asks_nothing_new("git_log", {"author": "Jun Park"})
+
+
 def test_free_text_of_its_tools_name_alone_copies_the_documentation() -> None:
     @tool
     def search_notes(query: str, limit: int = 3) -> str:

@@ -389,13 +389,15 @@ class Grounding:
         answered: it asks again for what the calls before it asked (every value it passes holds
         a piece of the request they answer, and none a piece they did not hold: "Europe/Paris"
         after "Paris"); it hands its tool back, alone, a number that tool returned ("12" to the
-        calculator that answered "15 * 80 / 100 = 12"); or it calls a tool the request does
-        not name and no call since used, with values (not its defaults) the conversation never
-        gave (a distance in km after the time in Tokyo), or one that changes something, asked
-        nothing of the request (an event created from the one found for "what's on my schedule
-        next Tuesday?"); or it asks its tool again what it asked it, narrowed by what the
-        results said (see `_Answering.narrowed`). A value taken from a result (an order id found)
-        or worked out ("42.2 / 4") is a step on."""
+        calculator that answered "15 * 80 / 100 = 12"), or text it returned that the request
+        does not hold ("Asia/Kolkata" after the clock's answer for "Mumbai"); or it calls a
+        tool the request does not name and no call since used, with values (not its defaults)
+        the conversation never gave (a distance in km after the time in Tokyo), or one that
+        changes something, asked nothing of the request (an event created from the one found
+        for "what's on my schedule next Tuesday?"); or it asks its tool again what it asked it,
+        narrowed by what the results said (see `_Answering.narrowed`). A value taken from a
+        result of another tool (an order id found), from an error's suggestion, or worked out
+        ("42.2 / 4") is a step on."""
         answering = self.answering
         if answering is None:
             return False
@@ -405,7 +407,7 @@ class Grounding:
         unasked = tool not in answering.results and not request.names(tool)
         return (
             request.restates(arguments, made)
-            or _echoes(arguments, answering.results.get(tool, ()))
+            or _echoes(arguments, answering.returned.get(tool, ()), request)
             or (
                 unasked
                 and not any(self._given(parameters, name, value) for name, value in asked.items())
@@ -624,19 +626,63 @@ class Grounding:
         return made_up[0] if made_up else None
 
     def copied_descriptions(self, tool: str, arguments: Mapping[str, Any]) -> list[str]:
-        """The required free-text parameters passed their own description (whole, or up to
-        its examples), or words of their tool's name alone, which the conversation never
-        wrote: the model copying the documentation ("the text to find"; "notes" as what to
-        look for in the notes)."""
+        """The free-text parameters passed what their documentation says rather than a value of
+        the conversation: a required one its own description (whole, or up to its examples), or
+        words of its tool's name alone, which the conversation never wrote ("the text to find";
+        "notes" as what to look for in the notes); any one of a tool that changes nothing, an
+        example its description quotes, not its default, none of whose words the conversation
+        writes or begins a word with ("Asia/Tokyo" for "what time is it in Mumbai", where
+        "*.py" for "the python files" is the model's knowledge), while the request says
+        something the call leaves out (`_says_more`). A small model copies an example where it
+        cannot place the request's value; where it knows better, the conversation says
+        something of it. A call that changes something keeps its example: written again from
+        the request's words, an optional value nobody gave becomes junk (a meeting's location
+        "12.00" for "Zoom")."""
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
         named = _name_words(tool)
-        return [
+        described = [
             name
             for name, said in sorted(parameters.described.items())
             if isinstance(value := arguments.get(name), str)
             and (folded(value) in said or set(folded(value).split()) <= named)
             and folded(value) not in self.said
         ]
+        return described + [
+            name
+            for name, examples in sorted(parameters.exemplified.items())
+            if name not in described
+            and isinstance(value := arguments.get(name), str)
+            and tool not in self.changing
+            and folded(value) in examples
+            and not any(self._begins_a_word(word) for word in folded(value).split())
+            and self._says_more(tool, arguments)
+        ]
+
+    def _says_more(self, tool: str, arguments: Mapping[str, Any]) -> bool:
+        """Whether the request writes a word of `_TELLING_WORD` letters or more that no value
+        of the call holds, nor the tool's name, its parameters' names or its documentation
+        ("Mumbai", beside `current_time "Asia/Tokyo"`): a value of the user's the call left
+        out. Where every word is placed ("the area of a circle with a radius of 10"), an
+        example passed is the model's choice of form, as the tool's author offered it."""
+        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        placed = {
+            *folded(" ".join(str(value) for value in leaves(arguments))).split(),
+            *_name_words(tool),
+            *parameters.parameter_words,
+            *parameters.documented,
+        }
+        return any(
+            len(word) >= _TELLING_WORD
+            and not any(
+                known.startswith(word) or (len(known) >= _TELLING_WORD and word.startswith(known))
+                for known in placed
+            )
+            for word in (folded(written).strip() for written in self.request_words)
+        )
+
+    def _begins_a_word(self, start: str) -> bool:
+        """Whether the conversation writes a word that is `start`, or begins with it."""
+        return start in self.words or any(word.startswith(start) for word in self.words)
 
     def findable(self, tool: str, parameter: str) -> bool:
         """Whether the value of a parameter `missing` found may be looked up with another tool
@@ -948,12 +994,18 @@ class _Guessable:
     described: Mapping[str, frozenset[str]] = field(default_factory=dict)
     """Required, taking free text: what its description says it is, folded, whole and without
     its examples ("the text to find"), which no user's value is."""
+    exemplified: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Taking free text, required or not: the examples its description quotes and its schema
+    lists, folded, but its default ("Asia/Tokyo" of `"Europe/Paris", "Asia/Tokyo" or "UTC"`,
+    whose default is "UTC")."""
     coined: frozenset[str] = frozenset()
     """The names of its parameters written as identifiers (`unread_only`, `maxResults`),
     which people do not write."""
     documented: frozenset[str] = frozenset()
     """The words its documentation (its description and its parameters') writes as prose, folded:
     not the values it offers as examples or quotes (see `_prose`)."""
+    parameter_words: frozenset[str] = frozenset()
+    """The words of its parameters' names, folded."""
 
     def asked(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The arguments but those equal to their parameter's default."""
@@ -977,6 +1029,9 @@ class _Answering:
     """The same, less the values that are their tools' defaults."""
     results: Mapping[str, tuple[str, ...]]
     """By tool name: what the tool returned to them."""
+    returned: Mapping[str, tuple[str, ...]]
+    """The same, but for the calls that failed: an error's suggestion ("did you mean
+    America/New_York?") is a step on, not an answer."""
     failed: bool
     """Whether one of them failed."""
     calls: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
@@ -1029,11 +1084,14 @@ def _answering(
         guessable.get(call.name, _NOTHING_GUESSABLE).asked(call.arguments) for call in calls
     )
     results: dict[str, tuple[str, ...]] = {}
+    returned: dict[str, tuple[str, ...]] = {}
     failed = False
     empty: set[str] = set()
     for message in since:
         for result in message.tool_results:
             results[result.name] = (*results.get(result.name, ()), result.content)
+            if not result.is_error:
+                returned[result.name] = (*returned.get(result.name, ()), result.content)
             failed = failed or result.is_error
             if found_nothing(result):
                 empty.add(result.call_id)
@@ -1041,7 +1099,7 @@ def _answering(
     for call in calls:
         by_tool[call.name] = (*by_tool.get(call.name, ()), call.arguments)
     found = tuple(call.arguments for call in calls if call.id not in empty)
-    return _Answering(request, made, undefaulted, results, failed, by_tool, found)
+    return _Answering(request, made, undefaulted, results, returned, failed, by_tool, found)
 
 
 def found_nothing(result: ToolResult) -> bool:
@@ -1082,13 +1140,31 @@ def _clauses_picked(
     return None
 
 
-def _echoes(arguments: Mapping[str, Any], returned: Iterable[str]) -> bool:
-    """Whether every value `arguments` pass is a number alone, one that `returned` write."""
-    values = [str(value).strip() for value in leaves(arguments) if not isinstance(value, bool)]
-    if not values or not all(_NUMBER.fullmatch(value) for value in values):
-        return False
-    written = {number for text in returned for number in _NUMBER.findall(text)}
-    return all(value in written for value in values)
+def _echoes(arguments: Mapping[str, Any], returned: Iterable[str], request: RequestValues) -> bool:
+    """Whether every value `arguments` pass is one that `returned` write: a number alone
+    ("12" to the calculator that answered "15 * 80 / 100 = 12"), or text written there whole,
+    not as a part of a path or a name, that holds no piece of the request ("Asia/Kolkata" to
+    the clock that answered "in Asia/Kolkata" for "Mumbai")."""
+    values = [value for value in leaves(arguments) if not isinstance(value, bool)]
+    texts = list(returned)
+    numbers = {number for text in texts for number in _NUMBER.findall(text)}
+    written = "\n".join(texts)
+
+    def echoed(value: Any) -> bool:
+        text = str(value).strip()
+        if _NUMBER.fullmatch(text):
+            return text in numbers
+        # Whole, not a part of a path or a name the result wrote ("weatherly" of
+        # "src/weatherly/cache.py" is a folder to look in).
+        whole = rf"(?<![\w/.-]){re.escape(text)}(?![\w/.-])"
+        return (
+            isinstance(value, str)
+            and bool(text)
+            and re.search(whole, written, re.IGNORECASE) is not None
+            and not request.takes_up({"value": value}, ())
+        )
+
+    return bool(values) and all(map(echoed, values))
 
 
 def _telling_words(text: str) -> tuple[str, ...]:
@@ -1213,6 +1289,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
     paths: set[str] = set()
     addresses: set[str] = set()
     described: dict[str, frozenset[str]] = {}
+    exemplified: dict[str, frozenset[str]] = {}
     documentation = [_prose(tool.description)]
     for name, written in properties.items():
         if not isinstance(written, Mapping):
@@ -1243,6 +1320,8 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
                 paths.add(name)
             if not optional and "enum" not in schema and (said := _said_by(schema)):
                 described[name] = said
+            if "enum" not in schema and (examples := _examples_of(schema)):
+                exemplified[name] = examples
         if not optional and kind in ("string", "array") and _takes_addresses(name, schema):
             addresses.add(name)
         if optional and kind == "string" and "enum" in schema:
@@ -1282,8 +1361,10 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
         frozenset(addresses),
         frozenset(required),
         described,
+        exemplified,
         frozenset(name for name in properties if _COINED.search(name)),
         frozenset(folded(" ".join(documentation)).split()),
+        frozenset(word for name in properties for word in _name_words(name)),
     )
 
 
@@ -1309,6 +1390,20 @@ def _said_by(schema: Mapping[str, Any]) -> frozenset[str]:
         return frozenset()
     versions = {folded(description), folded(without_examples(description))}
     return frozenset(version for version in versions if len(version.split()) >= 2)
+
+
+def _examples_of(schema: Mapping[str, Any]) -> frozenset[str]:
+    """The values a parameter's description quotes and its schema lists as examples, folded,
+    but its default: a value the tool's author offers to show the form, not the user's."""
+    description = schema.get("description")
+    quoted = ["".join(found) for found in _QUOTED_EXAMPLE.findall(str(description or ""))]
+    listed = schema.get("examples")
+    quoted += [
+        str(value) for value in (listed if isinstance(listed, list) else ()) if _scalar(value)
+    ]
+    default = schema.get("default")
+    examples = {folded(value) for value in quoted if folded(value).strip()}
+    return frozenset(examples - {folded(str(default))})
 
 
 def _not_null(schema: Mapping[str, Any]) -> Mapping[str, Any]:
