@@ -1161,7 +1161,7 @@ def test_an_example_of_the_documentation_nobody_wrote_is_a_copy_not_a_value() ->
 
         Args:
             path: the folder
-            pattern: only file names matching this glob, e.g. "*.py"
+            pattern: only file names matching this glob, e.g. "*.py", sorted by `order`
             order: how to sort them, e.g. "size"
         """
         return path
@@ -1192,6 +1192,9 @@ def test_an_example_of_the_documentation_nobody_wrote_is_a_copy_not_a_value() ->
     # Where the call places every word of the request, the example is the model's choice of
     # form: nothing of the user's was left out for it.
     assert copied("list src", "list_files", markdown) == []
+    # A parameter's name quoted in a description points at it: no example.
+    ordered = {"path": "src", "pattern": "order"}
+    assert copied("list the markdown files in src", "list_files", ordered) == []
     # A call that changes something keeps its example: written again from the request's words,
     # an optional value nobody gave would be junk.
     changing = [dataclasses.replace(current_time.definition, side_effect="destructive")]

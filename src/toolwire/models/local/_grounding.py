@@ -1320,7 +1320,9 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
                 paths.add(name)
             if not optional and "enum" not in schema and (said := _said_by(schema)):
                 described[name] = said
-            if "enum" not in schema and (examples := _examples_of(schema)):
+            # A quoted parameter's name ("the unit of `value`") points at it, not an example.
+            examples = _examples_of(schema) - {folded(other) for other in properties}
+            if "enum" not in schema and examples:
                 exemplified[name] = examples
         if not optional and kind in ("string", "array") and _takes_addresses(name, schema):
             addresses.add(name)
