@@ -1169,7 +1169,7 @@ def test_an_example_of_the_documentation_nobody_wrote_is_a_copy_not_a_value() ->
     tools = [current_time.definition, list_files.definition]
 
     def copied(request: str, tool: str, arguments: dict[str, Any]) -> list[str]:
-        return Grounding.of([Message.user(request)], tools).copied_descriptions(tool, arguments)
+        return Grounding.of([Message.user(request)], tools).copied_examples(tool, arguments)
 
     mumbai = "what time is it in Mumbai"
     assert copied(mumbai, "current_time", {"timezone": "Asia/Tokyo"}) == ["timezone"]
@@ -1199,7 +1199,7 @@ def test_an_example_of_the_documentation_nobody_wrote_is_a_copy_not_a_value() ->
     # an optional value nobody gave would be junk.
     changing = [dataclasses.replace(current_time.definition, side_effect="destructive")]
     booked = Grounding.of([Message.user(mumbai)], changing)
-    assert booked.copied_descriptions("current_time", {"timezone": "Asia/Tokyo"}) == []
+    assert booked.copied_examples("current_time", {"timezone": "Asia/Tokyo"}) == []
 
 
 def test_a_call_handing_its_tool_back_what_it_returned_asks_nothing_new() -> None:

@@ -592,7 +592,8 @@ class Grounding:
         height to cm" is not 17 m); an identifier the conversation never wrote (see
         `_made_up_identifier`); a date no user named, for a call that changes something; free
         text that is its parameter's description ("the text to find" for "search the code"),
-        the model copying the documentation. The right reply asks for it, or looks it up
+        or an example of it where the request says more ("Asia/Tokyo" for Mumbai), the model
+        copying the documentation. The right reply asks for it, or looks it up
         (`findable`)."""
         answering = self.answering
         request = self.request if answering is None else answering.request
@@ -623,37 +624,42 @@ class Grounding:
                 if self._made_up_date(arguments.get(name))
             ]
         made_up += self.copied_descriptions(tool, arguments)
+        made_up += self.copied_examples(tool, arguments)
         return made_up[0] if made_up else None
 
     def copied_descriptions(self, tool: str, arguments: Mapping[str, Any]) -> list[str]:
-        """The free-text parameters passed what their documentation says rather than a value of
-        the conversation: a required one its own description (whole, or up to its examples), or
-        words of its tool's name alone, which the conversation never wrote ("the text to find";
-        "notes" as what to look for in the notes); any one of a tool that changes nothing, an
-        example its description quotes, not its default, none of whose words the conversation
-        writes or begins a word with ("Asia/Tokyo" for "what time is it in Mumbai", where
-        "*.py" for "the python files" is the model's knowledge), while the request says
-        something the call leaves out (`_says_more`). A small model copies an example where it
-        cannot place the request's value; where it knows better, the conversation says
-        something of it. A call that changes something keeps its example: written again from
-        the request's words, an optional value nobody gave becomes junk (a meeting's location
-        "12.00" for "Zoom")."""
+        """The required free-text parameters passed their own description (whole, or up to
+        its examples), or words of their tool's name alone, which the conversation never
+        wrote: the model copying the documentation ("the text to find"; "notes" as what to
+        look for in the notes)."""
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
         named = _name_words(tool)
-        described = [
+        return [
             name
             for name, said in sorted(parameters.described.items())
             if isinstance(value := arguments.get(name), str)
             and (folded(value) in said or set(folded(value).split()) <= named)
             and folded(value) not in self.said
         ]
-        return described + [
+
+    def copied_examples(self, tool: str, arguments: Mapping[str, Any]) -> list[str]:
+        """The free-text parameters, required or not, of a tool that changes nothing, passed
+        an example their description quotes, not their default, none of whose words the
+        conversation writes or begins a word with ("Asia/Tokyo" for "what time is it in
+        Mumbai", where "*.py" for "the python files" is the model's knowledge), while the
+        request says something the call leaves out (`_says_more`): a small model copies an
+        example where it cannot place the request's value; where it knows better, the
+        conversation says something of it. A call that changes something keeps its example:
+        written again from the request's words, an optional value nobody gave becomes junk (a
+        meeting's location "12.00" for "Zoom")."""
+        if tool in self.changing:
+            return []
+        examples = self.guessable.get(tool, _NOTHING_GUESSABLE).exemplified
+        return [
             name
-            for name, examples in sorted(parameters.exemplified.items())
-            if name not in described
-            and isinstance(value := arguments.get(name), str)
-            and tool not in self.changing
-            and folded(value) in examples
+            for name, offered in sorted(examples.items())
+            if isinstance(value := arguments.get(name), str)
+            and folded(value) in offered
             and not any(self._begins_a_word(word) for word in folded(value).split())
             and self._says_more(tool, arguments)
         ]

@@ -290,7 +290,7 @@ class Reply:
                         why = _missing_why(missing)
                         if self._findable(call, missing):
                             self.unfounded.add(str(call.name))
-                        elif missing in (described := self._copied_descriptions(call)):
+                        elif missing in (described := self._copied_documentation(call)):
                             self.worded = (str(call.name), described)
                             why = _described_why(missing)
                         yield self._drop(call, why)
@@ -641,6 +641,18 @@ class Reply:
         if grounding is None or not isinstance(call.written, dict):
             return []
         return grounding.copied_descriptions(str(call.name), call.written)
+
+    def _copied_documentation(self, call: _Call) -> list[str]:
+        """The call's free-text parameters passed their own description, or an example of
+        it where the request says more (`Grounding.copied_examples`): the first call of a
+        reply is written again with them held to the request's words. A call on trial to a
+        tool of the reply's choosing is only held so for its description: its examples are
+        no worse than the request's words there ("divide" as a unit for "divide this by 3")."""
+        grounding = self.plan.grounding
+        if grounding is None or not isinstance(call.written, dict):
+            return []
+        examples = grounding.copied_examples(str(call.name), call.written)
+        return [*self._copied_descriptions(call), *examples]
 
     def _findable(self, call: _Call, parameter: str) -> bool:
         """Whether the value the call lacks may be looked up first (`Grounding.findable`)."""
