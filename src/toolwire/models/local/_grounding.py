@@ -688,7 +688,7 @@ class Grounding:
 
     def _begins_a_word(self, start: str) -> bool:
         """Whether the conversation writes a word that is `start`, or begins with it."""
-        return start in self.words or any(word.startswith(start) for word in self.words)
+        return any(word.startswith(start) for word in self.words)
 
     def findable(self, tool: str, parameter: str) -> bool:
         """Whether the value of a parameter `missing` found may be looked up with another tool
