@@ -1127,7 +1127,7 @@ def _spelled_out(name: str) -> str:
 
 def _name_words(name: str) -> set[str]:
     """The words of a tool's or a parameter's name, folded ("searchNotes": search, notes)."""
-    return set(folded(_CAMEL_HUMP.sub(" ", name)).split())
+    return set(folded(_spelled_out(name)).split())
 
 
 def _clauses_picked(
@@ -1257,15 +1257,13 @@ def _documented_examples(tool: ToolDefinition) -> frozenset[str]:
     quote, and the schema's `examples`, folded; an `enum`'s options are choices, not examples."""
     properties = tool.parameters.get("properties")
     schemas = [s for s in (properties or {}).values() if isinstance(s, Mapping)]
-    quoted = [
-        "".join(found)
-        for text in [tool.description, *(str(s.get("description") or "") for s in schemas)]
-        for found in _QUOTED_EXAMPLE.findall(text)
-    ]
+    quoted = ["".join(found) for found in _QUOTED_EXAMPLE.findall(tool.description)]
     for schema in schemas:
-        listed = schema.get("examples")
-        given = listed if isinstance(listed, list) else [schema.get("example")]
-        quoted += [str(value) for value in given if _scalar(value)]
+        quoted += _offered(schema)
+        if not isinstance(schema.get("examples"), list) and _scalar(
+            example := schema.get("example")
+        ):
+            quoted.append(str(example))
     options = {str(option).casefold() for s in schemas for option in s.get("enum") or ()}
     return frozenset(
         folded
@@ -1403,15 +1401,18 @@ def _said_by(schema: Mapping[str, Any]) -> frozenset[str]:
 def _examples_of(schema: Mapping[str, Any]) -> frozenset[str]:
     """The values a parameter's description quotes and its schema lists as examples, folded,
     but its default: a value the tool's author offers to show the form, not the user's."""
-    description = schema.get("description")
-    quoted = ["".join(found) for found in _QUOTED_EXAMPLE.findall(str(description or ""))]
+    examples = {folded(value) for value in _offered(schema) if folded(value).strip()}
+    return frozenset(examples - {folded(str(schema.get("default")))})
+
+
+def _offered(schema: Mapping[str, Any]) -> list[str]:
+    """The values a parameter's description quotes, and those its schema's `examples` list."""
+    description = str(schema.get("description") or "")
+    quoted = ["".join(found) for found in _QUOTED_EXAMPLE.findall(description)]
     listed = schema.get("examples")
-    quoted += [
-        str(value) for value in (listed if isinstance(listed, list) else ()) if _scalar(value)
-    ]
-    default = schema.get("default")
-    examples = {folded(value) for value in quoted if folded(value).strip()}
-    return frozenset(examples - {folded(str(default))})
+    if isinstance(listed, list):
+        quoted += [str(value) for value in listed if _scalar(value)]
+    return quoted
 
 
 def _not_null(schema: Mapping[str, Any]) -> Mapping[str, Any]:
