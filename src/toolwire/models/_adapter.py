@@ -4,12 +4,18 @@ an API's field names.
 
 Each adapter module keeps its API's format: the request it builds with the translator of the reply
 (`_prepare`), the SDK call that streams the reply (`_send`) and the SDK's exceptions as toolwire's
-(`_map_error`). Its constructor names the API's connection options and hands the base how to
-connect, the profile's default (`profiles.py`) and how a tool is written in the request.
+(`_map_error`). What else sets one API apart its class says in hooks rather than constructor
+arguments, so that a constructor is left with the API's connection options alone: the profile's
+default (`_default_profile`, from `profiles.py`), how a tool is written in the request
+(`_render_tool`), the tools' schema dialect where it is not the profile's (`_dialect`) and whether
+a tool's name must start with a letter (`_letter_first`). The APIs reached with a key at a base URL
+then share one constructor (`KeyedAdapter`), and their adapters say only how to connect
+(`_connect`); Bedrock's names its own options and hands `SdkAdapter` how to connect.
 """
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import aclosing
@@ -67,11 +73,6 @@ class Prepared(NamedTuple):
     reply: StreamTranslator
 
 
-def _profile_dialect(profile: ModelProfile) -> Dialect:
-    """The schema dialect the profile names."""
-    return profile.schema_dialect
-
-
 class SdkAdapter(ABC, Generic[ClientT, ProfileT]):
     """A model behind a provider's SDK client: the client it made (closed by `aclose`) or was
     given (left to its owner), what the model can do (`profile`), and the stream of a request,
@@ -80,27 +81,24 @@ class SdkAdapter(ABC, Generic[ClientT, ProfileT]):
     _provider: ClassVar[str]
     """The model-string prefix (`provider:MODEL`)."""
 
+    _letter_first: ClassVar[bool] = False
+    """Whether a tool's name on the wire must start with a letter."""
+
     def __init__(
         self,
         model: str,
         client: ClientT | None,
         connect: Callable[[], ClientT],
         profile: ProfileT | None,
-        default_profile: Callable[[str], ProfileT],
-        render_tool: Callable[[WireTool], dict[str, Any]],
-        *,
-        dialect: Callable[[ProfileT], Dialect] = _profile_dialect,
-        letter_first: bool = False,
     ) -> None:
-        """`connect()` makes the client where none is given. Without `profile`,
-        `default_profile(model)` gives it, called once the client is made (a default may depend
-        on the server). Tools go out as `render_tool` writes them, their schemas in the
-        `dialect` of the profile, their names starting with a letter where `letter_first`."""
+        """`connect()` makes the client where none is given."""
         self.model = model
         self._owns_client = client is None
         self._client = connect() if client is None else client
-        self.profile = profile or default_profile(model)
-        self._tools = ToolTranslator(dialect(self.profile), render_tool, letter_first=letter_first)
+        self.profile = profile or self._default_profile(model)
+        self._tools = ToolTranslator(
+            self._dialect(self.profile), self._render_tool, letter_first=self._letter_first
+        )
 
     @property
     def name(self) -> str:
@@ -146,6 +144,42 @@ class SdkAdapter(ABC, Generic[ClientT, ProfileT]):
 
     @abstractmethod
     async def _close_client(self) -> None: ...
+
+    @abstractmethod
+    def _default_profile(self, model: str) -> ProfileT:
+        """The profile where none is given. The client is made by then: a default may depend on
+        the server."""
+
+    @staticmethod
+    @abstractmethod
+    def _render_tool(tool: WireTool) -> dict[str, Any]:
+        """A tool as the request lists it."""
+
+    def _dialect(self, profile: ProfileT) -> Dialect:
+        """The dialect of the tools' schemas: the one the profile names."""
+        return profile.schema_dialect
+
+
+class KeyedAdapter(SdkAdapter[ClientT, ProfileT]):
+    """An adapter for an API reached with a key at a base URL, where `client` replaces `api_key`,
+    `base_url` and `timeout`."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        client: ClientT | None = None,
+        profile: ProfileT | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        connect = functools.partial(self._connect, api_key, base_url, timeout)
+        super().__init__(model, client, connect, profile)
+
+    @abstractmethod
+    def _connect(self, api_key: str | None, base_url: str | None, timeout: float | None) -> ClientT:
+        """A client of the SDK, its own retries off: the loop retries, honouring Retry-After."""
 
 
 async def create_stream(

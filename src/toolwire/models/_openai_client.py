@@ -1,5 +1,5 @@
-"""The OpenAI SDK client behind `openai:` and `openai-chat:`, their schema dialect, and the SDK's
-errors as `ProviderError`s."""
+"""What the adapters of OpenAI's two APIs (`openai:` and `openai-chat:`) share: the SDK's client,
+their schema dialect, and the SDK's errors as `ProviderError`s."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..errors import ProviderError
+from ._adapter import KeyedAdapter
 from ._base import ModelProfile
 from ._connect import client_options, key_or_placeholder, missing_extra
 from ._http_errors import (
@@ -17,6 +18,7 @@ from ._http_errors import (
     stream_error,
 )
 from ._tools import Dialect
+from .profiles import OpenAIProfile
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -72,3 +74,20 @@ def openai_error(provider: str, error: Exception) -> ProviderError | None:
         code = body.get("code") or body.get("type")
         return stream_error(provider, error.message, retryable=is_transient_code(code))
     return None
+
+
+class OpenAIAdapter(KeyedAdapter["AsyncOpenAI", OpenAIProfile]):
+    """A model behind one of OpenAI's APIs, through an `openai.AsyncOpenAI`."""
+
+    _dialect = staticmethod(openai_dialect)
+
+    def _connect(
+        self, api_key: str | None, base_url: str | None, timeout: float | None
+    ) -> AsyncOpenAI:
+        return openai_client(self._provider, api_key=api_key, base_url=base_url, timeout=timeout)
+
+    def _map_error(self, error: Exception) -> Exception | None:
+        return openai_error(self._provider, error)
+
+    async def _close_client(self) -> None:
+        await self._client.close()

@@ -7,7 +7,6 @@ before any text; thinking blocks go back verbatim, signatures included
 
 from __future__ import annotations
 
-import functools
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -15,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ProviderError, UsageError
 from ..events import FinishReason, ModelEvent, ReasoningDelta, TextDelta
 from ..messages import Message, ReasoningPart, TextPart, ToolCall, Usage
-from ._adapter import Prepared, SdkAdapter, StreamTranslator, create_stream
+from ._adapter import KeyedAdapter, Prepared, StreamTranslator, create_stream
 from ._base import ModelRequest, ModelSettings, NamedToolChoice, ToolChoice
 from ._connect import client_options, key_or_placeholder, missing_extra, parse_spec
 from ._history import Turns, system_text, text_blocks
@@ -46,24 +45,40 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
-class AnthropicModel(SdkAdapter["AsyncAnthropic", AnthropicProfile]):
+class AnthropicModel(KeyedAdapter["AsyncAnthropic", AnthropicProfile]):
     """Claude through the Messages API. `client` (an `anthropic.AsyncAnthropic`, with
     `max_retries=0`) replaces `api_key`, `base_url` and `timeout`."""
 
     _provider = PROVIDER
+    _default_profile = staticmethod(anthropic_profile)
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        client: AsyncAnthropic | None = None,
-        profile: AnthropicProfile | None = None,
-        timeout: float | None = None,
-    ) -> None:
-        connect = functools.partial(_client, api_key, base_url, timeout)
-        super().__init__(model, client, connect, profile, anthropic_profile, _render_tool)
+    @staticmethod
+    def _connect(
+        api_key: str | None, base_url: str | None, timeout: float | None
+    ) -> AsyncAnthropic:
+        try:
+            import anthropic
+        except ImportError as error:
+            raise missing_extra(PROVIDER, "anthropic", error) from None
+        api_key = key_or_placeholder(
+            api_key,
+            base_url,
+            key_variables=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+            base_url_variable="ANTHROPIC_BASE_URL",
+            missing="'anthropic:' needs an API key: set ANTHROPIC_API_KEY (or pass api_key=, or a "
+            "client= with the credentials you use)",
+        )
+        return anthropic.AsyncAnthropic(
+            api_key=api_key, base_url=base_url, **client_options(timeout)
+        )
+
+    @staticmethod
+    def _render_tool(tool: WireTool) -> dict[str, Any]:
+        return {
+            "name": tool.wire_name,
+            "description": tool.description,
+            "input_schema": tool.schema,
+        }
 
     def _prepare(self, request: ModelRequest) -> Prepared:
         tools = self._tools.translate(request.tools)
@@ -98,22 +113,6 @@ def anthropic_from_spec(spec: str) -> AnthropicModel:
     return AnthropicModel(parsed.model, base_url=parsed.base_url)
 
 
-def _client(api_key: str | None, base_url: str | None, timeout: float | None) -> AsyncAnthropic:
-    try:
-        import anthropic
-    except ImportError as error:
-        raise missing_extra(PROVIDER, "anthropic", error) from None
-    api_key = key_or_placeholder(
-        api_key,
-        base_url,
-        key_variables=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
-        base_url_variable="ANTHROPIC_BASE_URL",
-        missing="'anthropic:' needs an API key: set ANTHROPIC_API_KEY (or pass api_key=, or a "
-        "client= with the credentials you use)",
-    )
-    return anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, **client_options(timeout))
-
-
 def _error(error: Exception) -> ProviderError | None:
     import anthropic
     import httpx2
@@ -131,10 +130,6 @@ def _error(error: Exception) -> ProviderError | None:
     if isinstance(error, anthropic.APIConnectionError | httpx2.TransportError):
         return connection_error(PROVIDER, error.__cause__ or error)
     return None
-
-
-def _render_tool(tool: WireTool) -> dict[str, Any]:
-    return {"name": tool.wire_name, "description": tool.description, "input_schema": tool.schema}
 
 
 def _tool_choice(choice: ToolChoice, parallel: bool) -> dict[str, Any]:

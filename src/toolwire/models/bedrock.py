@@ -61,6 +61,7 @@ class BedrockModel(SdkAdapter[BedrockClient, BedrockProfile]):
     `bedrock-runtime` client with retries off) replaces `region`, `endpoint_url` and `timeout`."""
 
     _provider = PROVIDER
+    _default_profile = staticmethod(bedrock_profile)
 
     def __init__(
         self,
@@ -73,7 +74,17 @@ class BedrockModel(SdkAdapter[BedrockClient, BedrockProfile]):
         timeout: float | None = None,
     ) -> None:
         connect = functools.partial(_client, region, endpoint_url, timeout)
-        super().__init__(model, client, connect, profile, bedrock_profile, _render_tool)
+        super().__init__(model, client, connect, profile)
+
+    @staticmethod
+    def _render_tool(tool: WireTool) -> dict[str, Any]:
+        return {
+            "toolSpec": {
+                "name": tool.wire_name,
+                "description": tool.description,
+                "inputSchema": {"json": tool.schema},
+            }
+        }
 
     def _prepare(self, request: ModelRequest) -> Prepared:
         """The keyword arguments of the Converse call (redacted reasoning as bytes), the settings'
@@ -204,16 +215,6 @@ def _error(error: Exception) -> ProviderError | UsageError | None:
     if isinstance(error, transport):
         return connection_error(PROVIDER, error)
     return None
-
-
-def _render_tool(tool: WireTool) -> dict[str, Any]:
-    return {
-        "toolSpec": {
-            "name": tool.wire_name,
-            "description": tool.description,
-            "inputSchema": {"json": tool.schema},
-        }
-    }
 
 
 def _inference(settings: ModelSettings) -> dict[str, Any]:

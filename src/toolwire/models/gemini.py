@@ -10,7 +10,6 @@ switch for parallel calls: `parallel_tool_calls=False` is not enforced by the AP
 from __future__ import annotations
 
 import base64
-import functools
 import json
 import os
 import re
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ProviderError, UsageError
 from ..events import FinishReason, ModelEvent, ReasoningDelta, TextDelta
 from ..messages import Message, TextPart, ToolCall, Usage
-from ._adapter import Prepared, SdkAdapter, SettingName, StreamTranslator, settings_fields
+from ._adapter import KeyedAdapter, Prepared, SettingName, StreamTranslator, settings_fields
 from ._base import ModelProfile, ModelRequest, ModelSettings, NamedToolChoice, ToolChoice
 from ._connect import key_or_placeholder, missing_extra, parse_spec
 from ._history import Turns, system_text
@@ -55,26 +54,44 @@ _MODES = {"auto": "AUTO", "required": "ANY", "none": "NONE"}
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)s")
 
 
-class GeminiModel(SdkAdapter["Client", ModelProfile]):
+class GeminiModel(KeyedAdapter["Client", ModelProfile]):
     """Gemini through `google.genai`. `client` (a `google.genai.Client`, with
     `HttpRetryOptions(attempts=1)`) replaces `api_key`, `base_url` and `timeout`."""
 
     _provider = PROVIDER
+    _letter_first = True
+    _default_profile = staticmethod(gemini_profile)
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        client: Client | None = None,
-        profile: ModelProfile | None = None,
-        timeout: float | None = None,
-    ) -> None:
-        connect = functools.partial(_client, api_key, base_url, timeout)
-        super().__init__(
-            model, client, connect, profile, gemini_profile, _render_tool, letter_first=True
+    @staticmethod
+    def _connect(api_key: str | None, base_url: str | None, timeout: float | None) -> Client:
+        try:
+            from google import genai
+            from google.genai import types
+        except ImportError as error:
+            raise missing_extra(PROVIDER, "gemini", error) from None
+        # On Vertex AI, Google Cloud credentials can stand in for a key.
+        if os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() not in ("1", "true"):
+            api_key = key_or_placeholder(
+                api_key,
+                base_url,
+                key_variables=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+                base_url_variable="GOOGLE_GEMINI_BASE_URL",
+                missing="'gemini:' needs an API key: set GEMINI_API_KEY (or pass api_key=)",
+            )
+        options = types.HttpOptions(
+            base_url=base_url,
+            retry_options=types.HttpRetryOptions(attempts=1),
+            timeout=None if timeout is None else int(timeout * 1000),
         )
+        return genai.Client(api_key=api_key, http_options=options)
+
+    @staticmethod
+    def _render_tool(tool: WireTool) -> dict[str, Any]:
+        declaration: dict[str, Any] = {"name": tool.wire_name, "description": tool.description}
+        if tool.schema is not None:
+            field = "parameters_json_schema" if tool.full_schema else "parameters"
+            declaration[field] = tool.schema
+        return declaration
 
     def _prepare(self, request: ModelRequest) -> Prepared:
         """The SDK's arguments, in its field names: `model`, `contents` and `config` (which holds
@@ -110,29 +127,6 @@ def gemini_from_spec(spec: str) -> GeminiModel:
     return GeminiModel(parsed.model, base_url=parsed.base_url)
 
 
-def _client(api_key: str | None, base_url: str | None, timeout: float | None) -> Client:
-    try:
-        from google import genai
-        from google.genai import types
-    except ImportError as error:
-        raise missing_extra(PROVIDER, "gemini", error) from None
-    # On Vertex AI, Google Cloud credentials can stand in for a key.
-    if os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() not in ("1", "true"):
-        api_key = key_or_placeholder(
-            api_key,
-            base_url,
-            key_variables=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-            base_url_variable="GOOGLE_GEMINI_BASE_URL",
-            missing="'gemini:' needs an API key: set GEMINI_API_KEY (or pass api_key=)",
-        )
-    options = types.HttpOptions(
-        base_url=base_url,
-        retry_options=types.HttpRetryOptions(attempts=1),
-        timeout=None if timeout is None else int(timeout * 1000),
-    )
-    return genai.Client(api_key=api_key, http_options=options)
-
-
 def _error(error: Exception) -> ProviderError | UsageError | None:
     import httpx2
     import pydantic
@@ -164,13 +158,6 @@ def _retry_delay(details: object) -> float | None:
         if match:
             return float(match[1])
     return None
-
-
-def _render_tool(tool: WireTool) -> dict[str, Any]:
-    declaration: dict[str, Any] = {"name": tool.wire_name, "description": tool.description}
-    if tool.schema is not None:
-        declaration["parameters_json_schema" if tool.full_schema else "parameters"] = tool.schema
-    return declaration
 
 
 def _tool_choice(choice: ToolChoice) -> dict[str, Any]:

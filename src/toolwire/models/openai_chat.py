@@ -8,30 +8,19 @@ compatible profile: plain JSON Schema, no strict mode, `max_tokens`. Their reaso
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import AsyncGenerator, Hashable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..events import FinishReason, ModelEvent, ReasoningDelta, TextDelta
 from ..messages import Message, TextPart, Usage
-from ._adapter import (
-    Prepared,
-    SdkAdapter,
-    SettingName,
-    StreamTranslator,
-    create_stream,
-    settings_fields,
-)
+from ._adapter import Prepared, SettingName, StreamTranslator, create_stream, settings_fields
 from ._base import ModelRequest, ModelSettings, NamedToolChoice, ToolChoice
 from ._connect import parse_spec
 from ._names import wire_name
-from ._openai_client import openai_client, openai_dialect, openai_error
+from ._openai_client import OpenAIAdapter
 from ._tools import ToolIndex, WireTool
 from .profiles import OpenAIProfile, openai_compatible_profile, openai_profile
-
-if TYPE_CHECKING:
-    from openai import AsyncOpenAI
 
 __all__ = ["OpenAIChatModel", "openai_chat_from_spec"]
 
@@ -39,40 +28,28 @@ PROVIDER = "openai-chat"
 _FINISH: dict[str, FinishReason] = {"length": "length", "content_filter": "content_filter"}
 
 
-class OpenAIChatModel(SdkAdapter["AsyncOpenAI", OpenAIProfile]):
+class OpenAIChatModel(OpenAIAdapter):
     """A model behind a Chat Completions endpoint. `client` (an `openai.AsyncOpenAI`, with
     `max_retries=0`) replaces `api_key`, `base_url` and `timeout`. The profile defaults to OpenAI's
     for api.openai.com and to the compatible one for any other server."""
 
     _provider = PROVIDER
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        client: AsyncOpenAI | None = None,
-        profile: OpenAIProfile | None = None,
-        timeout: float | None = None,
-    ) -> None:
-        connect = functools.partial(
-            openai_client, PROVIDER, api_key=api_key, base_url=base_url, timeout=timeout
-        )
-        super().__init__(
-            model,
-            client,
-            connect,
-            profile,
-            self._host_profile,
-            _render_tool,
-            dialect=openai_dialect,
-        )
-
-    def _host_profile(self, model: str) -> OpenAIProfile:
+    def _default_profile(self, model: str) -> OpenAIProfile:
         """OpenAI's profile for api.openai.com, the compatible one for any other server."""
         is_openai = self._client.base_url.host == "api.openai.com"
         return openai_profile(model) if is_openai else openai_compatible_profile(model)
+
+    @staticmethod
+    def _render_tool(tool: WireTool) -> dict[str, Any]:
+        function: dict[str, Any] = {
+            "name": tool.wire_name,
+            "description": tool.description,
+            "parameters": tool.schema,
+        }
+        if tool.strict:
+            function["strict"] = True
+        return {"type": "function", "function": function}
 
     def _prepare(self, request: ModelRequest) -> Prepared:
         tools = self._tools.translate(request.tools)
@@ -90,28 +67,11 @@ class OpenAIChatModel(SdkAdapter["AsyncOpenAI", OpenAIProfile]):
     def _send(self, prepared: Prepared) -> AsyncGenerator[Any, None]:
         return create_stream(self._client.chat.completions.create, prepared)
 
-    def _map_error(self, error: Exception) -> Exception | None:
-        return openai_error(PROVIDER, error)
-
-    async def _close_client(self) -> None:
-        await self._client.close()
-
 
 def openai_chat_from_spec(spec: str) -> OpenAIChatModel:
     """`openai-chat:MODEL[@BASE_URL]`, as a model string."""
     parsed = parse_spec(PROVIDER, spec)
     return OpenAIChatModel(parsed.model, base_url=parsed.base_url)
-
-
-def _render_tool(tool: WireTool) -> dict[str, Any]:
-    function: dict[str, Any] = {
-        "name": tool.wire_name,
-        "description": tool.description,
-        "parameters": tool.schema,
-    }
-    if tool.strict:
-        function["strict"] = True
-    return {"type": "function", "function": function}
 
 
 def _tool_choice(choice: ToolChoice) -> str | dict[str, Any]:

@@ -7,25 +7,21 @@ that reasoned before a call keeps its reasoning when it sees the result.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import AsyncGenerator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import UsageError
 from ..events import FinishReason, ModelEvent, ReasoningDelta, TextDelta
 from ..messages import Message, ReasoningPart, TextPart, ToolCall, ToolResult, Usage
-from ._adapter import Prepared, SdkAdapter, StreamTranslator, create_stream, settings_fields
+from ._adapter import Prepared, StreamTranslator, create_stream, settings_fields
 from ._base import ModelRequest, ModelSettings, NamedToolChoice, ToolChoice
 from ._connect import parse_spec
 from ._http_errors import is_transient_code, stream_error
 from ._names import wire_name
-from ._openai_client import openai_client, openai_dialect, openai_error
+from ._openai_client import OpenAIAdapter
 from ._tools import ToolIndex, WireTool
-from .profiles import OpenAIProfile, openai_profile
-
-if TYPE_CHECKING:
-    from openai import AsyncOpenAI
+from .profiles import openai_profile
 
 __all__ = ["OpenAIResponsesModel", "openai_from_spec"]
 
@@ -39,28 +35,22 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
-class OpenAIResponsesModel(SdkAdapter["AsyncOpenAI", OpenAIProfile]):
+class OpenAIResponsesModel(OpenAIAdapter):
     """A model behind the Responses API. `client` (an `openai.AsyncOpenAI`, with `max_retries=0`:
     the loop retries) replaces `api_key`, `base_url` and `timeout`."""
 
     _provider = PROVIDER
+    _default_profile = staticmethod(openai_profile)
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        client: AsyncOpenAI | None = None,
-        profile: OpenAIProfile | None = None,
-        timeout: float | None = None,
-    ) -> None:
-        connect = functools.partial(
-            openai_client, PROVIDER, api_key=api_key, base_url=base_url, timeout=timeout
-        )
-        super().__init__(
-            model, client, connect, profile, openai_profile, _render_tool, dialect=openai_dialect
-        )
+    @staticmethod
+    def _render_tool(tool: WireTool) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "name": tool.wire_name,
+            "description": tool.description,
+            "parameters": tool.schema,
+            "strict": tool.strict,
+        }
 
     def _prepare(self, request: ModelRequest) -> Prepared:
         tools = self._tools.translate(request.tools)
@@ -82,27 +72,11 @@ class OpenAIResponsesModel(SdkAdapter["AsyncOpenAI", OpenAIProfile]):
     def _send(self, prepared: Prepared) -> AsyncGenerator[Any, None]:
         return create_stream(self._client.responses.create, prepared)
 
-    def _map_error(self, error: Exception) -> Exception | None:
-        return openai_error(PROVIDER, error)
-
-    async def _close_client(self) -> None:
-        await self._client.close()
-
 
 def openai_from_spec(spec: str) -> OpenAIResponsesModel:
     """`openai:MODEL[@BASE_URL]`, as a model string."""
     parsed = parse_spec(PROVIDER, spec)
     return OpenAIResponsesModel(parsed.model, base_url=parsed.base_url)
-
-
-def _render_tool(tool: WireTool) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "name": tool.wire_name,
-        "description": tool.description,
-        "parameters": tool.schema,
-        "strict": tool.strict,
-    }
 
 
 def _tool_choice(choice: ToolChoice) -> str | dict[str, str]:
