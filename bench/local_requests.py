@@ -45,6 +45,7 @@ import anyio  # noqa: E402
 from bench.requests.scoring import METRICS, ItemScore, RanCall, RanTurn, score_item, tally  # noqa: E402
 from bench.requests.suite import KINDS, SPLITS, TOOLSETS, Item, load_items  # noqa: E402
 from toolwire import Agent, ApprovalRequest, Approve, Limits, Message, Model, RunResult  # noqa: E402
+from toolwire.events import CallCorrected, RunEvent  # noqa: E402
 from toolwire.models import get_model  # noqa: E402
 
 
@@ -82,7 +83,11 @@ def select(
 
 
 def turn_record(
-    user: str, result: RunResult | None, seconds: float, error: str | None
+    user: str,
+    result: RunResult | None,
+    seconds: float,
+    error: str | None,
+    corrected: Sequence[CallCorrected] = (),
 ) -> dict[str, Any]:
     calls = [] if result is None else result.calls
     return {
@@ -95,6 +100,15 @@ def turn_record(
                 "is_error": c.result.is_error,
             }
             for c in calls
+        ],
+        "corrections": [
+            {
+                "name": c.name,
+                "written": dict(c.written),
+                "dropped": c.index is None,
+                "why": c.changes,
+            }
+            for c in corrected
         ],
         "answer": "" if result is None else result.output,
         "stop_reason": "error" if result is None else result.stop_reason,
@@ -118,15 +132,18 @@ async def run_item(item: Item, model: Model, limits: Limits) -> list[dict[str, A
     history: Sequence[Message] = ()
     for turn in item.turns:
         started = time.perf_counter()
+        events: list[RunEvent] = []
         try:
-            result = await agent.run(turn.user, history=history)
+            result = await agent.run(turn.user, history=history, on_event=events.append)
         except Exception as failure:  # one failing item must not end the whole run
             seconds = time.perf_counter() - started
             turns.append(
                 turn_record(turn.user, None, seconds, f"{type(failure).__name__}: {failure}")
             )
             break
-        turns.append(turn_record(turn.user, result, time.perf_counter() - started, None))
+        seconds = time.perf_counter() - started
+        corrected = [event for event in events if isinstance(event, CallCorrected)]
+        turns.append(turn_record(turn.user, result, seconds, None, corrected))
         history = result.messages
     return turns
 
