@@ -270,6 +270,16 @@ def test_output_under_a_grammar_that_loops_is_cut_there(smol: LocalModel) -> Non
     assert (once_less.text, once_less.finish) == ("ab, " * (LOOP_REPEATS - 1) + "end", "stop")
 
 
+def test_text_that_loops_is_cut_there_too(smol: LocalModel) -> None:
+    engine = smol.engine
+    # Begun as a run of "ab, ", the reply goes on repeating itself (without the cut, to the
+    # token limit).
+    prompt = smol.render(request(Message.user("Say ab, forever."))) + "ab, ab, ab, ab, "
+    asked = GenerationRequest(tokens=engine.tokenize(prompt), max_tokens=300)
+    looped = engine.generate(asked, lambda piece: None, lambda: False)
+    assert looped.finish == "looping" and looped.output_tokens < 100
+
+
 def test_the_gate_decides_how_the_reply_starts(smol: LocalModel) -> None:
     engine = smol.engine
     letters = engine.tokens_where(lambda text: text in ("a", "A", " a", " A"))

@@ -33,10 +33,12 @@ __all__ = ["Engine", "GateReading", "Generation", "GenerationRequest", "GoOn"]
 EngineFinish = Literal["stop", "length", "interrupted", "stop_sequence", "looping"]
 
 LOOP_REPEATS = 16
-"""Times output under a grammar may repeat a stretch of itself (2 to 100 characters) back to back
-before the generation is cut as a loop ("looping"): a small model stuck in a list ("0, 0, 0",
-the same four amenities again and again) runs on to the token limit, tens of seconds on a CPU.
-A call the user meant repeats a stretch a few times at most (three equal numbers in a list)."""
+"""Times output may repeat a stretch of itself (2 to 100 characters) back to back before the
+generation is cut as a loop ("looping"): a small model stuck in a list ("0, 0, 0", the same four
+amenities again and again), or in an answer (one line of a log again and again, where the log
+it was shown was empty), runs on to the token limit, tens of seconds on a CPU. A call the user
+meant repeats a stretch a few times at most (three equal numbers in a list), as does an answer
+(a table's rule, "| --- " once per column)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -464,7 +466,7 @@ class Engine:
         # The last sampler (the gated one, if any) serves until the reply has begun in earnest.
         sampler = samplers[-1]
         go_on, recent = request.go_on, ""
-        guarded, window = request.grammar is not None, ""
+        window = ""
         on_trial: int | None = None  # where the output held back on trial begins
         while produced < limit:
             if go_on is not None and recent.endswith(go_on.after):
@@ -497,11 +499,10 @@ class Engine:
                     recent = (recent + text)[-len(go_on.after) :]
                 if not text.isspace():
                     sampler = samplers[0]
-                if guarded:
-                    window = (window + text)[-_LOOP_REACH:]
-                    if _looping(window):
-                        finish = "looping"
-                        break
+                window = (window + text)[-_LOOP_REACH:]
+                if _looping(window):
+                    finish = "looping"
+                    break
             if hit:
                 finish = "stop_sequence"
                 break
