@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import datetime
+import re
 
 import pytest
 
-from bench.requests.toolsets import assistant, devbox
+from bench.requests.toolsets import assistant, devbox, shop
 from toolwire import Agent, Limits, Message, RunResult, tool
 from toolwire.builtin import TOOLS, clock_tool
 from toolwire.events import CallCorrected, ToolResultReady, UsageReported
@@ -164,6 +165,47 @@ def test_an_identifier_nobody_gave_is_asked_for_not_looked_up_with_the_request_w
     assert corrections[0] == (
         "dropped: 'order_id' is required, and the request gives no value for it",
     )
+
+
+def test_an_order_nobody_named_is_asked_for_not_looked_up_among_the_products(
+    qwen: LocalModel,
+) -> None:
+    # "Refund $15 to the customer" names no order: the refund with a made-up order is not run;
+    # a look-up may only be a tool about orders (a product search for "refund $15" found
+    # nothing of use), and none asks for more than the request says, so the reply asks which
+    # order ("What order do you want to refund?"), not for its id.
+    shop.reset()
+    agent = Agent(
+        qwen, shop.TOOLS, instructions=shop.INSTRUCTIONS, limits=Limits(max_steps=4, timeout=300)
+    )
+    result, corrections = run_with_corrections(agent, "Refund $15 to the customer")
+    assert not result.calls
+    assert isinstance(result.output, str) and result.output.rstrip().endswith("?")
+    asked = result.output.lower()
+    assert "order" in asked and "id" not in re.findall(r"\w+", asked)
+    assert corrections[0] == (
+        "dropped: 'order_id' is required, and the request gives no value for it",
+    )
+
+
+def test_a_follow_up_acts_on_the_order_found_before(qwen: LocalModel) -> None:
+    # Asked to change "its" address, the model answers from the last reply; the follow-up's
+    # call on trial to the tool the request names, with the order the search found and the
+    # address the request gives, is kept.
+    shop.reset()
+    agent = Agent(
+        qwen, shop.TOOLS, instructions=shop.INSTRUCTIONS, limits=Limits(max_steps=4, timeout=300)
+    )
+    found = agent.run_sync("Find Maria Gonzalez's pending order")
+    moved = agent.run_sync(
+        "change its shipping address to 12 Lake Rd, Austin, TX 78702", history=found.messages
+    )
+    assert [(record.call.name, dict(record.call.arguments)) for record in moved.calls] == [
+        (
+            "update_shipping_address",
+            {"order_id": "ORD-10522", "address": "12 Lake Rd, Austin, TX 78702"},
+        )
+    ]
 
 
 def test_a_time_zone_copied_from_the_documentation_is_asked_in_the_requests_words(

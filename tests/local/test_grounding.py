@@ -15,7 +15,7 @@ from toolwire.builtin._units import known_unit
 from toolwire.messages import Message, ToolCall, ToolResult
 from toolwire.models.local._coverage import described_by
 from toolwire.models.local._formats import BARE_JSON, HERMES, PROMPTED, call_key
-from toolwire.models.local._grounding import Grounding, changes
+from toolwire.models.local._grounding import Grounding, changes, identified
 from toolwire.models.local._reply import _Call, _WholeCalls
 from toolwire.tools import ToolDefinition
 
@@ -1220,6 +1220,134 @@ def test_a_call_handing_its_tool_back_what_it_returned_asks_nothing_new() -> Non
     maya = Grounding.of(_answered("Show me Maya Lin's last 2 commits", first, found), [log])
     assert not maya.asks_nothing_new("git_log", {"author": "Maya Lin"})
     assert maya.asks_nothing_new("git_log", {"author": "Jun Park"})
+
+
+def test_a_follow_up_call_may_act_on_what_the_results_found() -> None:
+    @tool(side_effect="read_only")
+    def search_orders(customer: str) -> str:
+        """Find a customer's orders."""
+        return ""
+
+    @tool(side_effect="idempotent")
+    def update_shipping_address(order_id: str, address: str) -> str:
+        """Change where an order ships."""
+        return ""
+
+    tools = [search_orders.definition, update_shipping_address.definition]
+    search = ToolCall(id="c1", name="search_orders", arguments={"customer": "Maria Gonzalez"})
+    found = '[{"order_id": "ORD-10522", "status": "pending"}]'
+    conversation = [
+        *_answered("Find Maria Gonzalez's pending order", search, found),
+        Message.assistant("ORD-10522 is pending."),
+    ]
+
+    def follows(follow_up: str, arguments: dict[str, Any]) -> bool:
+        grounding = Grounding.of([*conversation, Message.user(follow_up)], tools)
+        return grounding.follows_up("update_shipping_address", arguments)
+
+    move = "change its shipping address to 12 Lake Rd, Austin"
+    new_address = {"order_id": "ORD-10522", "address": "12 Lake Rd, Austin"}
+    assert follows(move, new_address)
+    # Nothing found, a value nobody gave, or a tool the request does not name: no follow-up.
+    assert not follows(move, {"address": "12 Lake Rd, Austin"})
+    assert not follows(move, {**new_address, "order_id": "ORD-10999"})
+    assert not follows("thanks, and when does it arrive?", new_address)
+
+
+def test_a_first_call_asking_only_defaults_of_a_tool_the_request_is_not_about_is_made_up() -> None:
+    @tool(side_effect="read_only")
+    def current_time(timezone: str = "UTC") -> str:
+        """The current date, time and weekday in a time zone.
+
+        Args:
+            timezone: an IANA time zone such as "Europe/Paris"
+        """
+        return timezone
+
+    @tool(side_effect="read_only")
+    def search_notes(query: str) -> str:
+        """Search toolwire's notes: how to install and use it."""
+        return query
+
+    tools = [current_time.definition, search_notes.definition]
+
+    def made_up(request: str, arguments: dict[str, Any]) -> bool:
+        grounding = Grounding.of([Message.user(request)], tools)
+        return grounding.made_up("current_time", arguments, [])
+
+    utc = {"timezone": "UTC"}
+    assert made_up("Where does toolwire keep its run log?", utc)
+    assert made_up("Where does toolwire keep its run log?", {})
+    # About the tool ("time", "day" of "weekday" too short to tell, but "date"), about no
+    # other tool, or asking a value of its own: the model's to propose.
+    assert not made_up("What time is it?", utc)
+    assert not made_up("What's today's date in toolwire's notes?", utc)
+    assert not made_up("what day is it", utc)
+    assert not made_up("Where does toolwire keep its run log?", {"timezone": "Asia/Tokyo"})
+    # After results there is no request to be about: the other rules judge those calls.
+    made = ToolCall(id="c1", name="search_notes", arguments={"query": "run log"})
+    answered = Grounding.of(_answered("Where is toolwire's run log?", made, "In SQLite"), tools)
+    assert not answered.made_up("current_time", utc, [])
+
+
+def test_an_option_nobody_mentioned_becomes_the_one_the_request_names() -> None:
+    @tool(side_effect="read_only")
+    def search_emails(
+        query: str = "", folder: Literal["inbox", "sent", "archive"] = "inbox"
+    ) -> str:
+        """Search the mailbox.
+
+        Args:
+            query: words to find
+            folder: which folder to search
+        """
+        return query
+
+    @tool(side_effect="read_only")
+    def convert(
+        value: float, source: Literal["C", "F", "K"], target: Literal["C", "F", "K"]
+    ) -> str:
+        """Convert a temperature between Celsius (C), Fahrenheit (F) and Kelvin (K)."""
+        return source
+
+    tools = [search_emails.definition, convert.definition]
+
+    def grounded(request: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return Grounding.of([Message.user(request)], tools).arguments(tool, arguments)
+
+    made = {"query": "Q1 budget", "folder": "inbox"}
+    archive = grounded("check my archive for the Q1 budget email", "search_emails", made)
+    assert archive == {"query": "Q1 budget", "folder": "archive"}
+    assert changes(made, archive) == ("folder='inbox' became 'archive': the request names it",)
+    # Two options named: which one is the model's to say.
+    assert grounded("is it in sent or in archive?", "search_emails", made) == made
+    # An option another value of the call holds is taken; a required one is swapped as well.
+    assert grounded("10 C in F", "convert", {"value": 10, "source": "C", "target": "K"}) == {
+        "value": 10, "source": "C", "target": "F",
+    }  # fmt: skip
+
+
+def test_a_made_up_identifier_is_looked_up_with_the_tools_that_deal_in_it() -> None:
+    def tool_about(name: str, description: str) -> ToolDefinition:
+        return ToolDefinition(name=name, description=description, parameters={})
+
+    orders = tool_about("search_orders", "Find a customer's orders.")
+    order = tool_about("get_order", "One order's items and status.")
+    products = tool_about("search_products", "Find products by name, under a price.")
+    grounding = Grounding.of([Message.user("Refund $15 to the customer")], [])
+    finders = grounding.finders([orders, order, products], "order_id")
+    assert finders == [orders, order]
+    # Where no tool deals in it, any may find it.
+    assert grounding.finders([products], "order_id") == [products]
+    assert grounding.finders([orders, products], "id") == [orders, products]
+
+
+def test_what_an_identifier_identifies_is_what_its_name_says() -> None:
+    assert identified("event_id") == "event"
+    assert identified("emailId") == "email"
+    assert identified("order_ids") == "order"
+    assert identified("id") is None
+    assert identified("path") is None
 
 
 def test_free_text_of_its_tools_name_alone_copies_the_documentation() -> None:

@@ -85,7 +85,7 @@ from ...tools import ToolDefinition
 from ._coverage import FUNCTION_WORDS, RequestValues, clauses, described_by, leaves
 from ._relevance import last_question, last_request
 
-__all__ = ["Grounding", "changes", "folded", "found_nothing", "without_examples"]
+__all__ = ["Grounding", "changes", "folded", "found_nothing", "identified", "without_examples"]
 
 _SEPARATORS = re.compile(r"[\W_]+")
 _NOTHING_FOUND = frozenset(["", "[]", "{}", "null", '""'])
@@ -129,6 +129,7 @@ _DAY_NAMED = re.compile(
 filter is made up."""
 _CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _WRITTEN_WORD = re.compile(r"\w+")
+_IDENTIFIER_WORDS = frozenset(["id", "ids"])
 _IDENTIFIER_NAME = re.compile(r"(?:^|[_-])(?:id|ID)s?$|[a-z](?:Id|ID)s?$")
 """What the name of a parameter taking an identifier ends with: "id", "order_id", "eventId"."""
 _PATH_NAME = re.compile(
@@ -215,6 +216,8 @@ class Grounding:
     units: frozenset[str] = frozenset()
     """The units it names, by the canonical names of the units they are made of (see
     `_unit_roots`)."""
+    returned: tuple[str, ...] = ()
+    """What the tools returned in it, each result's text once."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -271,6 +274,11 @@ class Grounding:
             request_words=_telling_words(conversation[asked].text) if asked is not None else (),
             described=described_by((tool.name, tool.description) for tool in tools),
             units=_units_named(text),
+            returned=tuple(
+                dict.fromkeys(
+                    result.content for message in conversation for result in message.tool_results
+                )
+            ),
         )
 
     def arguments(
@@ -280,7 +288,9 @@ class Grounding:
         earlier: Sequence[tuple[str, Mapping[str, Any]]] = (),
     ) -> dict[str, Any]:
         """`arguments` without the optional ones the conversation never gave (but for those
-        equal to the tool's default, which ask for nothing), with each list
+        equal to the tool's default, which ask for nothing), each option the conversation does
+        not mention swapped for the one other option the request names ("inbox" for "check my
+        archive"), with each list
         holding every option cut down to the options it mentions, each percentage passed
         whole to a `number` parameter as its fraction, each flag the request asks for this
         call turned on (unless a call `earlier` in the reply, as name and arguments, already
@@ -289,6 +299,11 @@ class Grounding:
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
         grounded: dict[str, Any] = {}
         for name, value in arguments.items():
+            if isinstance(value, str) and name in parameters.choices and not self.mentions(value):
+                named = self._option_named(parameters.choices[name], arguments)
+                if named is not None:
+                    grounded[name] = named
+                    continue
             if isinstance(value, str) and name in parameters.options and not self.mentions(value):
                 continue
             if name in parameters.numbers and self._made_up_number(value):
@@ -348,20 +363,28 @@ class Grounding:
         arguments: Mapping[str, Any],
         earlier: Sequence[tuple[str, Mapping[str, Any]]],
     ) -> bool:
-        """Whether a call after the `earlier` ones of a reply (as name and arguments) goes on
-        past what the conversation asks: it calls a tool no earlier call has and the request
-        does not name, with values (not its defaults) that take up nothing of the request no
-        earlier call has (`RequestValues.takes_up`); it asks an
-        earlier call again with flags turned off that the request never turns off or makes a
-        condition of; it passes a value the conversation never gave to a parameter every
+        """Whether a call goes on past what the conversation asks. The first of a reply to a
+        request: it asks the tool nothing but its defaults, the request writes no word of the
+        tool's name or documentation, and names another tool (`current_time "UTC"` for "how do
+        I install toolwire?", which only the notes' search is about). A call after the
+        `earlier` ones of a reply (as name and arguments): it calls a tool no earlier call has
+        and the request does not name, with values (not its defaults) that take up nothing of
+        the request no earlier call has (`RequestValues.takes_up`); it asks an earlier call
+        again with flags turned off that the request never turns off or makes a condition of;
+        it passes a value the conversation never gave to a parameter every
         earlier call of the tool took from it; it passes an option the conversation does not
         mention where it mentions another; or it passes as free text a unit the conversation
         never names (after the time in Tokyo, "15 °F in °C" for "what is 15% of 80")."""
-        if not earlier:
-            return False
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
         asked = parameters.asked(arguments)
         request = self.request
+        if not earlier:
+            return (
+                request is not None
+                and not asked
+                and not self._about(request, tool)
+                and any(self._named(request, other) for other in self.guessable if other != tool)
+            )
         if (
             request is not None
             and all(called != tool for called, _ in earlier)
@@ -459,6 +482,18 @@ class Grounding:
         )
         return request if left is None else " ".join(left)
 
+    def _about(self, request: RequestValues, tool: str) -> bool:
+        """Whether `request` writes a word of the tool's name or documentation, long enough to
+        tell (`_TELLING_WORD` letters)."""
+        documented = self.guessable.get(tool, _NOTHING_GUESSABLE).documented
+        return request.names(tool) or request.says(
+            word for word in documented if len(word) >= _TELLING_WORD
+        )
+
+    def names(self, tool: str) -> bool:
+        """Whether the request the conversation ends with names `tool` (see `_named`)."""
+        return self.request is not None and self._named(self.request, tool)
+
     def _named(self, request: RequestValues, tool: str) -> bool:
         """Whether `request` names `tool`, or writes a word its description alone writes."""
         return request.names(tool) or request.says(self.described.get(tool, ()))
@@ -484,14 +519,63 @@ class Grounding:
         the same again, but for what the request says: every value that differs from the
         tool's last call holds a piece of the request, one of them new ("Europe/London" for
         "and in London?" after the time in Tokyo; "cups" for "and in cups?" after 3 gallons in
-        liters). A value the request gives that no call held is a new part asked for."""
+        liters). A value the request gives that no call held is a new part asked for. Or it
+        asks a tool never called that the request names, acting on what results found
+        (`_acts_on_found`)."""
         request, before = self.request, self.called.get(tool)
-        if request is None or before is None:
-            return False
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        if request is None:
+            return False
+        if before is None:
+            return self._acts_on_found(request, tool, parameters.asked(arguments))
         asked, last = parameters.asked(arguments), parameters.asked(before)
         changed = {name: value for name, value in asked.items() if last.get(name) != value}
         return bool(changed) and request.extends(changed, [last])
+
+    def _acts_on_found(self, request: RequestValues, tool: str, asked: Mapping[str, Any]) -> bool:
+        """Whether a call to a tool the conversation never called, which `request` names,
+        acts on what earlier results found: every value it asks holds a piece of the request
+        or is written whole by a result, one of them by a result and not the request
+        ("ORD-10522", found before, for "change its shipping address to 12 Lake Rd")."""
+        if not self.returned or not self._named(request, tool):
+            return False
+        found = folded("\n".join(self.returned))
+        values = [value for value in leaves(asked) if not isinstance(value, bool)]
+
+        def by_results(value: Any) -> bool:
+            written = folded(str(value))
+            return bool(written.strip()) and written in found
+
+        def by_request(value: Any) -> bool:
+            return request.takes_up({"value": value}, ())
+
+        return all(by_results(value) or by_request(value) for value in values) and any(
+            by_results(value) and not by_request(value) for value in values
+        )
+
+    def finders(self, tools: Sequence[ToolDefinition], parameter: str) -> list[ToolDefinition]:
+        """Of `tools`, those whose name or documentation writes what `parameter`, an
+        identifier, identifies (`identified`: "order" of `order_id`): where one was made up,
+        the tools that deal in that thing are the ones to find it with, not whichever else
+        takes a few words ("refund $15" is no product to search for). All of them where none
+        does, or the parameter is no identifier."""
+        thing = identified(parameter)
+        if thing is None:
+            return list(tools)
+        wanted = {word[:_STEM] for word in thing.split()}
+        finding = [
+            tool
+            for tool in tools
+            if wanted
+            & {
+                word[:_STEM]
+                for word in (
+                    _name_words(tool.name)
+                    | self.guessable.get(tool.name, _NOTHING_GUESSABLE).documented
+                )
+            }
+        ]
+        return finding or list(tools)
 
     def looks_up(self, tool: str, arguments: Mapping[str, Any], unfounded: Iterable[str]) -> bool:
         """Whether a call to a new request looks up what the request says beyond the action
@@ -916,6 +1000,22 @@ class Grounding:
 
         return found(_stems(_CAMEL_HUMP.sub(" ", name))) or found(flag.cues)
 
+    def _option_named(self, options: Iterable[str], arguments: Mapping[str, Any]) -> str | None:
+        """The one option of `options` the request writes as a word, which no value of
+        `arguments` is, if there is one: the value the user chose, as the schema spells it."""
+        answering = self.answering
+        request = self.request if answering is None else answering.request
+        if request is None:
+            return None
+        written = folded(request.text)
+        taken = {folded(value) for value in arguments.values() if isinstance(value, str)}
+        named = [
+            option
+            for option in options
+            if folded(option) not in taken and folded(option) in written
+        ]
+        return named[0] if len(named) == 1 else None
+
     def mentions(self, option: str) -> bool:
         """Whether the conversation holds `option` whole, or a word like a telling word of it."""
         written = folded(option)
@@ -1123,6 +1223,17 @@ def _takes_addresses(name: str, schema: Mapping[str, Any]) -> bool:
 def _spelled_out(name: str) -> str:
     """A name as words: "file_name" and "fileName" as "file name"."""
     return _CAMEL_HUMP.sub(" ", name).replace("_", " ")
+
+
+def identified(parameter: str) -> str | None:
+    """What a parameter taking an identifier identifies, as its name says ("event" of
+    `event_id`, "email" of `emailId`), if it says."""
+    if not _IDENTIFIER_NAME.search(parameter):
+        return None
+    words = [
+        word for word in folded(_spelled_out(parameter)).split() if word not in _IDENTIFIER_WORDS
+    ]
+    return " ".join(words) or None
 
 
 def _name_words(name: str) -> set[str]:
@@ -1532,6 +1643,8 @@ def changes(written: Mapping[str, Any], grounded: Mapping[str, Any]) -> tuple[st
             now = grounded[name]
             if now is True:
                 why = "the request asks for it"
+            elif isinstance(now, str):
+                why = "the request names it"
             elif isinstance(now, list):
                 why = "only the options the conversation mentions"
             else:

@@ -66,7 +66,7 @@ from ._dates import with_dates
 from ._engine import Engine, GenerationRequest
 from ._formats import PROMPTED, CallFormat, call_key, detect_format
 from ._grammar import calls_grammar
-from ._grounding import Grounding, found_nothing, without_examples
+from ._grounding import Grounding, found_nothing, identified, without_examples
 from ._recall import with_last_answer
 from ._relevance import (
     RELEVANCE_NEUTRAL,
@@ -517,32 +517,43 @@ class LocalModel:
 
 
 def _follow_up(request: ModelRequest, grounding: Grounding | None) -> tuple[ToolDefinition, ...]:
-    """The tools a new request's conversation called before (see `Plan.follow_up`)."""
+    """The tools a new request's conversation called before, and where it holds results, those
+    the request names (see `Plan.follow_up`)."""
     if grounding is None or grounding.request is None:
         return ()
-    return tuple(tool for tool in request.tools if tool.name in grounding.called)
+    return tuple(
+        tool
+        for tool in request.tools
+        if tool.name in grounding.called or (grounding.returned and grounding.names(tool.name))
+    )
 
 
 def _asking(request: ModelRequest, tool: str, parameter: str) -> ModelRequest:
     """The conversation up to the user's last request, with a note after it: it does not say
-    the value of the tool's `parameter` (as its description puts it), which the reply is to
-    ask for."""
+    the value of the tool's `parameter` (as its description puts it; for an identifier, which
+    thing it identifies), which the reply is to ask for."""
+    asked = last_question(request.messages)
+    assert asked is not None, "a value is missing only from a request the conversation has"
+    question = request.messages[asked].text
+    note = ASK_FOR_VALUE.format(what=_what_is_missing(request, tool, parameter))
+    messages = (*request.messages[:asked], Message.user(f"{question}\n\n{note}"))
+    return dataclasses.replace(request, messages=messages)
+
+
+def _what_is_missing(request: ModelRequest, tool: str, parameter: str) -> str:
+    """The value of the tool's `parameter`, as the note asking for it names it: which thing an
+    identifier identifies (nobody knows an id by heart: told the request does not say "the
+    order's id", a small model asks for the id), else the parameter's description."""
+    if thing := identified(parameter):
+        return f"which {thing}"
     schema = next((t.parameters for t in request.tools if t.name == tool), {})
     described = (schema.get("properties") or {}).get(parameter, {}).get("description")
     # The description's example is no value of the user's: told it, a small model asks
     # whether the value is the example.
     described = without_examples(described) if isinstance(described, str) else None
-    what = (
-        described.strip().rstrip(".")
-        if isinstance(described, str) and described.strip()
-        else f"the {parameter}"
-    )
-    asked = last_question(request.messages)
-    assert asked is not None, "a value is missing only from a request the conversation has"
-    question = request.messages[asked].text
-    note = ASK_FOR_VALUE.format(what=what)
-    messages = (*request.messages[:asked], Message.user(f"{question}\n\n{note}"))
-    return dataclasses.replace(request, messages=messages)
+    if isinstance(described, str) and described.strip():
+        return described.strip().rstrip(".")
+    return f"the {parameter}"
 
 
 def _request_values(request: ModelRequest) -> RequestValues | None:

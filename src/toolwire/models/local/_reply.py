@@ -96,11 +96,12 @@ class Plan:
     tools: tuple[ToolDefinition, ...] = ()
     """The tools a reply deciding may call."""
     follow_up: tuple[ToolDefinition, ...] = ()
-    """For a new request in a conversation that called tools, those tools: where the reply
-    would open with text, a call to one of them is written on trial, kept if it asks the tool
-    again for what the request says (`Grounding.follows_up`). Small models give a call little
-    probability after a short follow-up ("and in London?") and answer from the last result
-    instead."""
+    """For a new request in a conversation that called tools, those tools, and where it holds
+    results, the tools the request names: where the reply would open with text, a call to one
+    of them is written on trial, kept if it asks a tool again for what the request says, or
+    acts on what the results found (`Grounding.follows_up`). Small models give a call little
+    probability after a short follow-up ("and in London?", "change its shipping address to
+    ...") and answer from the last result instead."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,6 +304,8 @@ class Reply:
                         yield self._drop(call, _copied_why(copied))
                         continue
                     if self._made_up(call, written):
+                        if not written:
+                            self.unfounded.add(str(call.name))
                         yield self._drop(call, "it goes on past what the conversation asks")
                         continue
                     written.append(call)
@@ -537,12 +540,16 @@ class Reply:
         identifier ("cancel the dentist", "open Tom's email") before the one that finds it, or
         for the calculator's example where it knows no better. Only tools that change nothing
         are tried: a call nobody asked for must not create or send anything ("open Tom's email"
-        names `send_email` as much as `read_email`)."""
+        names `send_email` as much as `read_email`); of those, where the call lacked a value,
+        the tools that deal in it (`Grounding.finders`)."""
         tools = [
             tool
             for tool in self.plan.tools
             if tool.name not in self.unfounded and tool.side_effect == "read_only"
         ]
+        grounding = self.plan.grounding
+        if self.asking is not None and grounding is not None:
+            tools = grounding.finders(tools, self.asking[1])
         keeps = self._looking_up_beyond(frozenset(self.unfounded))
         return self._on_trial(self.base.tokens, tools, keeps, held_to_words=True)
 
