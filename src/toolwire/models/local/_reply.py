@@ -207,8 +207,9 @@ class Reply:
         self.dropped: set[str] = set()
         """The calls (`call_key` of what the model wrote) dropped from the reply."""
         self.unfounded: set[str] = set()
-        """The tools whose first call in the reply passed an identifier nobody gave: copied
-        from the documentation's example, or made up."""
+        """The tools whose first call in the reply passed an identifier nobody gave (copied
+        from the documentation's example, or made up), or went on past what the request asks
+        (`Grounding.made_up`): another tool may look up what the request wants."""
         self.worded: tuple[str, list[str]] | None = None
         """The tool whose first call in the reply passed free text that is its parameters'
         description, and those parameters (see `_in_request_words`)."""
