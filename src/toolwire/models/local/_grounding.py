@@ -539,12 +539,8 @@ class Grounding:
         ("ORD-10522", found before, for "change its shipping address to 12 Lake Rd")."""
         if not self.returned or not self._named(request, tool):
             return False
-        found = folded("\n".join(self.returned))
+        by_results = _writes_whole(self.returned)
         values = [value for value in leaves(asked) if not isinstance(value, bool)]
-
-        def by_results(value: Any) -> bool:
-            written = folded(str(value))
-            return bool(written.strip()) and written in found
 
         def by_request(value: Any) -> bool:
             return request.takes_up({"value": value}, ())
@@ -1263,25 +1259,35 @@ def _echoes(arguments: Mapping[str, Any], returned: Iterable[str], request: Requ
     not as a part of a path or a name, that holds no piece of the request ("Asia/Kolkata" to
     the clock that answered "in Asia/Kolkata" for "Mumbai")."""
     values = [value for value in leaves(arguments) if not isinstance(value, bool)]
+    writes = _writes_whole(returned)
+
+    def echoed(value: Any) -> bool:
+        number = _NUMBER.fullmatch(str(value).strip()) is not None
+        return writes(value) and (number or not request.takes_up({"value": value}, ()))
+
+    return bool(values) and all(map(echoed, values))
+
+
+def _writes_whole(returned: Iterable[str]) -> Callable[[Any], bool]:
+    """Whether the results `returned` write a value: a number among theirs, or text whole, not
+    a part of a path or a name they wrote ("weatherly" of "src/weatherly/cache.py" is a folder
+    to look in)."""
     texts = list(returned)
     numbers = {number for text in texts for number in _NUMBER.findall(text)}
     written = "\n".join(texts)
 
-    def echoed(value: Any) -> bool:
+    def writes(value: Any) -> bool:
         text = str(value).strip()
         if _NUMBER.fullmatch(text):
             return text in numbers
-        # Whole, not a part of a path or a name the result wrote ("weatherly" of
-        # "src/weatherly/cache.py" is a folder to look in).
         whole = rf"(?<![\w/.-]){re.escape(text)}(?![\w/.-])"
         return (
             isinstance(value, str)
             and bool(text)
             and re.search(whole, written, re.IGNORECASE) is not None
-            and not request.takes_up({"value": value}, ())
         )
 
-    return bool(values) and all(map(echoed, values))
+    return writes
 
 
 def _telling_words(text: str) -> tuple[str, ...]:
