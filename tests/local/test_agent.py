@@ -219,8 +219,33 @@ def test_a_time_zone_copied_from_the_documentation_is_asked_in_the_requests_word
     assert [dict(record.call.arguments) for record in result.calls] == [{"timezone": "Mumbai"}]
     assert "Asia/Kolkata" in result.calls[0].result.content
     assert corrections[0] == (
-        "dropped: 'timezone' copies the tool's documentation, not a value the user gave",
+        "dropped: 'timezone' copies the tool's documentation or default, not a value the user gave",
     )
+
+
+def test_a_default_passed_for_a_city_the_request_names_is_asked_in_the_requests_words(
+    qwen: LocalModel,
+) -> None:
+    # The model cannot place Auckland and passes the clock's default, UTC: that call is not
+    # run, and the one written again in the request's words is.
+    agent = Agent(qwen, STOPPED, limits=Limits(max_steps=4, timeout=300))
+    result, corrections = run_with_corrections(
+        agent, "what day of the week is it in Auckland right now?"
+    )
+    assert [dict(record.call.arguments) for record in result.calls] == [{"timezone": "Auckland"}]
+    assert corrections[0] == (
+        "dropped: 'timezone' copies the tool's documentation or default, not a value the user gave",
+    )
+    assert "Pacific/Auckland" in result.calls[0].result.content
+
+
+def test_a_short_question_naming_a_look_up_tool_gets_its_call(qwen: LocalModel) -> None:
+    # The gate keeps the reply from a call (the model gives one 1%) and it would invent what
+    # strict mode does; the notes' search, which the request names ("toolwire"), is tried and
+    # kept, since it looks up the request's own words.
+    assert calls_made(qwen, "what does strict mode do in toolwire") == [
+        ("search_notes", {"query": "strict mode", "limit": 3})
+    ]
 
 
 def test_a_file_nobody_named_is_asked_for(qwen: LocalModel) -> None:
@@ -297,6 +322,6 @@ def test_a_first_call_copying_its_query_description_is_written_again_in_the_requ
         ("search_notes", {"query": "models", "limit": 3})
     ]
     assert corrections[0] == (
-        "dropped: 'query' copies the tool's documentation, not a value the user gave",
+        "dropped: 'query' copies the tool's documentation or default, not a value the user gave",
     )
     assert isinstance(result.output, str) and "qwen2.5-coder-1.5b" in result.output

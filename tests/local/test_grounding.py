@@ -1182,9 +1182,10 @@ def test_an_example_of_the_documentation_nobody_wrote_is_a_copy_not_a_value() ->
     # A word of it written, or begun, is the user's value or the model's knowledge of it.
     assert copied("what time is it in tokyo", "current_time", {"timezone": "Asia/Tokyo"}) == []
     assert copied("list the python files in src", "list_files", {"pattern": "*.py"}) == []
-    # The default is the tool's own choice; a value not among the examples is the model's;
-    # an `enum`'s options are choices, not examples.
-    assert copied(mumbai, "current_time", {"timezone": "UTC"}) == []
+    # The default is the tool's own choice where the request names nothing it leaves out (see
+    # below); a value not among the examples is the model's; an `enum`'s options are choices,
+    # not examples.
+    assert copied("what time is it now", "current_time", {"timezone": "UTC"}) == []
     assert copied(mumbai, "current_time", {"timezone": "Asia/Kolkata"}) == []
     assert copied("list src", "list_files", {"path": "src", "order": "size"}) == []
     markdown = {"path": "src", "pattern": "*.py"}
@@ -1200,6 +1201,39 @@ def test_an_example_of_the_documentation_nobody_wrote_is_a_copy_not_a_value() ->
     changing = [dataclasses.replace(current_time.definition, side_effect="destructive")]
     booked = Grounding.of([Message.user(mumbai)], changing)
     assert booked.copied_examples("current_time", {"timezone": "Asia/Tokyo"}) == []
+
+
+def test_a_default_passed_where_the_request_names_something_left_out_is_copied() -> None:
+    @tool(side_effect="read_only")
+    def current_time(timezone: str = "UTC", style: Literal["short", "long"] = "short") -> str:
+        """The current time.
+
+        Args:
+            timezone: an IANA time zone such as "Asia/Tokyo" (a city name also works)
+            style: how to write it
+        """
+        return timezone
+
+    tools = [current_time.definition]
+
+    def copied(request: str, arguments: dict[str, Any]) -> list[str]:
+        return Grounding.of([Message.user(request)], tools).copied_examples(
+            "current_time", arguments
+        )
+
+    auckland = "what day of the week is it in Auckland right now?"
+    assert copied(auckland, {"timezone": "UTC"}) == ["timezone"]
+    assert copied("Our team is in Dubai. What time is it there?", {"timezone": "UTC"}) == [
+        "timezone"
+    ]
+    # A word that opens a sentence is no name, nor one the call holds; a word the request
+    # writes that is no name says nothing the default leaves out.
+    assert copied("What time is it right now?", {"timezone": "UTC"}) == []
+    assert copied("What time is it in UTC?", {"timezone": "UTC"}) == []
+    assert copied("what time is it in auckland right now?", {"timezone": "UTC"}) == []
+    # A call that asks something else chose its default; an enum's default is a choice.
+    assert copied(auckland, {"timezone": "UTC", "style": "long"}) == []
+    assert copied(auckland, {"style": "short"}) == []
 
 
 def test_a_call_handing_its_tool_back_what_it_returned_asks_nothing_new() -> None:
@@ -1252,6 +1286,43 @@ def test_a_follow_up_call_may_act_on_what_the_results_found() -> None:
     assert not follows(move, {"address": "12 Lake Rd, Austin"})
     assert not follows(move, {**new_address, "order_id": "ORD-10999"})
     assert not follows("thanks, and when does it arrive?", new_address)
+
+
+def test_a_first_look_up_may_use_a_tool_the_request_names_for_what_it_says() -> None:
+    @tool(side_effect="read_only")
+    def search_notes(query: str, limit: int = 3) -> str:
+        """Search toolwire's notes."""
+        return ""
+
+    @tool(side_effect="destructive")
+    def delete_note(title: str) -> str:
+        """Delete a note."""
+        return ""
+
+    tools = [search_notes.definition, delete_note.definition]
+
+    def looks_up(request: str, tool_name: str, arguments: dict[str, Any]) -> bool:
+        return Grounding.of([Message.user(request)], tools).follows_up(tool_name, arguments)
+
+    strict = "what does strict mode do? check the notes"
+    assert looks_up(strict, "search_notes", {"query": "strict mode"})
+    # A value nobody gave, only the words naming the tool, nothing asked but defaults, a tool
+    # the request does not name, or one that changes something: no look-up.
+    assert not looks_up(strict, "search_notes", {"query": "timeouts"})
+    assert not looks_up(strict, "search_notes", {"query": "notes"})
+    assert not looks_up(strict, "search_notes", {"query": "strict mode", "limit": 5})
+    assert not looks_up("what does strict mode do?", "search_notes", {"query": "strict mode"})
+    assert not looks_up("delete the note on strict mode", "delete_note", {"title": "strict mode"})
+    # After a call, a follow-up asks its tools again (see the follow-up test above).
+    made = ToolCall(id="c1", name="search_notes", arguments={"query": "limits"})
+    conversation = [
+        *_answered("what are the limits? check the notes", made, "## Limits"),
+        Message.assistant("Steps, time and tokens."),
+        Message.user(strict),
+    ]
+    grounding = Grounding.of(conversation, tools)
+    assert grounding.follows_up("search_notes", {"query": "strict mode"})
+    assert not grounding.follows_up("delete_note", {"title": "strict mode"})
 
 
 def test_a_first_call_asking_only_defaults_of_a_tool_the_request_is_not_about_is_made_up() -> None:

@@ -149,6 +149,8 @@ _CLAUSE_END = re.compile(r"[.?!,;:]")
 _NEGATION_REACH = 40
 """Characters before a mention of a flag, within its clause, where a negation turns it down
 ("I don't need the full text", "if we do not include the impact of human activities")."""
+_SENTENCE_OPENING = re.compile(r"(?:^|[.!?:]\s+|\n)\W*$")
+"""Where the text before a word ends, that word opens a sentence."""
 _STEM = 5
 """Letters two words must begin with alike for one to mention the other (an option's plural,
 say)."""
@@ -218,6 +220,9 @@ class Grounding:
     `_unit_roots`)."""
     returned: tuple[str, ...] = ()
     """What the tools returned in it, each result's text once."""
+    request_names: tuple[str, ...] = ()
+    """The names the request that `request_words` come from writes: its words written with a
+    capital letter that opens no sentence ("Auckland", not "What"), folded."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -272,6 +277,7 @@ class Grounding:
             changing=frozenset(tool.name for tool in tools if tool.side_effect != "read_only"),
             called=called if last else {},
             request_words=_telling_words(conversation[asked].text) if asked is not None else (),
+            request_names=_names_written(conversation[asked].text) if asked is not None else (),
             described=described_by((tool.name, tool.description) for tool in tools),
             units=_units_named(text),
             returned=tuple(
@@ -527,10 +533,22 @@ class Grounding:
         if request is None:
             return False
         if before is None:
-            return self._acts_on_found(request, tool, parameters.asked(arguments))
+            asked = parameters.asked(arguments)
+            return self._acts_on_found(request, tool, asked) or self._named_look_up(
+                request, tool, asked
+            )
         asked, last = parameters.asked(arguments), parameters.asked(before)
         changed = {name: value for name, value in asked.items() if last.get(name) != value}
         return bool(changed) and request.extends(changed, [last])
+
+    def _named_look_up(self, request: RequestValues, tool: str, asked: Mapping[str, Any]) -> bool:
+        """Whether a call to the first request of a conversation looks up, with a tool that
+        changes nothing and that the request names, what the request says: every value it asks
+        (not a default) holds a piece of the request other than the words naming the tool
+        ("strict mode" in the notes for "what does strict mode do in toolwire")."""
+        if self.called or tool in self.changing or not self._named(request, tool):
+            return False
+        return self._beyond(request, [tool]).extends(asked, ())
 
     def _acts_on_found(self, request: RequestValues, tool: str, asked: Mapping[str, Any]) -> bool:
         """Whether a call to a tool the conversation never called, which `request` names,
@@ -729,27 +747,40 @@ class Grounding:
         Mumbai", where "*.py" for "the python files" is the model's knowledge), while the
         request says something the call leaves out (`_says_more`): a small model copies an
         example where it cannot place the request's value; where it knows better, the
-        conversation says something of it. A call that changes something keeps its example:
-        written again from the request's words, an optional value nobody gave becomes junk (a
-        meeting's location "12.00" for "Zoom")."""
+        conversation says something of it. So is a free-text default, passed by a call that
+        asks nothing else, where the request names something the call leaves out ("UTC" for
+        "what day is it in Auckland"; a word the request writes is no value of the user's
+        where it is no name: "UTC" stays for "what time is it right now"). A call that
+        changes something keeps its example: written again from the request's words, an
+        optional value nobody gave becomes junk (a meeting's location "12.00" for "Zoom")."""
         if tool in self.changing:
             return []
-        examples = self.guessable.get(tool, _NOTHING_GUESSABLE).exemplified
-        return [
+        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        copied = [
             name
-            for name, offered in sorted(examples.items())
+            for name, offered in sorted(parameters.exemplified.items())
             if isinstance(value := arguments.get(name), str)
             and folded(value) in offered
             and not any(self._begins_a_word(word) for word in folded(value).split())
-            and self._says_more(tool, arguments)
+            and self._says_more(tool, arguments, self.request_words)
+        ]
+        if parameters.asked(arguments) or not self._says_more(tool, arguments, self.request_names):
+            return copied
+        return copied + [
+            name
+            for name, default in sorted(parameters.defaults.items())
+            if isinstance(default, str)
+            and arguments.get(name) == default
+            and name not in parameters.choices
         ]
 
-    def _says_more(self, tool: str, arguments: Mapping[str, Any]) -> bool:
-        """Whether the request writes a word of `_TELLING_WORD` letters or more that no value
-        of the call holds, nor the tool's name, its parameters' names or its documentation
-        ("Mumbai", beside `current_time "Asia/Tokyo"`): a value of the user's the call left
-        out. Where every word is placed ("the area of a circle with a radius of 10"), an
-        example passed is the model's choice of form, as the tool's author offered it."""
+    def _says_more(self, tool: str, arguments: Mapping[str, Any], said: Iterable[str]) -> bool:
+        """Whether the request writes a word of `said` of `_TELLING_WORD` letters or more that
+        no value of the call holds, nor the tool's name, its parameters' names or its
+        documentation ("Mumbai", beside `current_time "Asia/Tokyo"`): a value of the user's
+        the call left out. Where every word is placed ("the area of a circle with a radius of
+        10"), an example passed is the model's choice of form, as the tool's author offered
+        it."""
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
         placed = {
             *folded(" ".join(str(value) for value in leaves(arguments))).split(),
@@ -763,7 +794,7 @@ class Grounding:
                 known.startswith(word) or (len(known) >= _TELLING_WORD and word.startswith(known))
                 for known in placed
             )
-            for word in (folded(written).strip() for written in self.request_words)
+            for word in (folded(written).strip() for written in said)
         )
 
     def _begins_a_word(self, start: str) -> bool:
@@ -1288,6 +1319,19 @@ def _writes_whole(returned: Iterable[str]) -> Callable[[Any], bool]:
         )
 
     return writes
+
+
+def _names_written(text: str) -> tuple[str, ...]:
+    """The words of `text` written with a capital letter that opens no sentence, each once."""
+    return tuple(
+        dict.fromkeys(
+            found.group()
+            for found in _WRITTEN_WORD.finditer(text)
+            if found.group()[:1].isupper()
+            and found.group() != "I"
+            and not _SENTENCE_OPENING.search(text[: found.start()])
+        )
+    )
 
 
 def _telling_words(text: str) -> tuple[str, ...]:

@@ -97,11 +97,13 @@ class Plan:
     """The tools a reply deciding may call."""
     follow_up: tuple[ToolDefinition, ...] = ()
     """For a new request in a conversation that called tools, those tools, and where it holds
-    results, the tools the request names: where the reply would open with text, a call to one
-    of them is written on trial, kept if it asks a tool again for what the request says, or
-    acts on what the results found (`Grounding.follows_up`). Small models give a call little
-    probability after a short follow-up ("and in London?", "change its shipping address to
-    ...") and answer from the last result instead."""
+    results, the tools the request names; for one that called none, the tools it names that
+    change nothing: where the reply would open with text, a call to one of them is written on
+    trial, kept if it asks a tool again for what the request says, acts on what the results
+    found, or looks up what the request says (`Grounding.follows_up`). Small models give a
+    call little probability after a short follow-up ("and in London?", "change its shipping
+    address to ...") and answer from the last result instead, and to a short question ("what
+    does strict mode do in toolwire"), which they answer with what they make up."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -995,7 +997,7 @@ def _missing_why(parameter: str) -> str:
 
 
 def _described_why(parameter: str) -> str:
-    return f"{parameter!r} copies the tool's documentation, not a value the user gave"
+    return f"{parameter!r} copies the tool's documentation or default, not a value the user gave"
 
 
 def _copied_why(copied: str) -> str:
