@@ -157,11 +157,13 @@ def test_an_identifier_nobody_gave_is_asked_for_not_looked_up_with_the_request_w
 ) -> None:
     # "where's my order?" names no order: the model's call with the documented example is not
     # run. A look-up of the notes for "order" would only say again what the request asks, so
-    # none is kept, and the reply is a question back.
+    # none is kept, and the reply is a question back, which names the order to choose (left to
+    # itself, the model asked "What is your order?").
     agent = Agent(qwen, [get_order, *STOPPED], limits=Limits(max_steps=4, timeout=300))
     result, corrections = run_with_corrections(agent, "where's my order?")
     assert not result.calls
     assert isinstance(result.output, str) and result.output.rstrip().endswith("?")
+    assert result.output.startswith("Which order ")
     assert corrections[0] == (
         "dropped: 'order_id' is required, and the request gives no value for it",
     )
@@ -173,7 +175,7 @@ def test_an_order_nobody_named_is_asked_for_not_looked_up_among_the_products(
     # "Refund $15 to the customer" names no order: the refund with a made-up order is not run;
     # a look-up may only be a tool about orders (a product search for "refund $15" found
     # nothing of use), and none asks for more than the request says, so the reply asks which
-    # order ("What order do you want to refund?"), not for its id.
+    # order ("Which order do you want to refund?"), not for its id.
     shop.reset()
     agent = Agent(
         qwen, shop.TOOLS, instructions=shop.INSTRUCTIONS, limits=Limits(max_steps=4, timeout=300)
@@ -181,8 +183,8 @@ def test_an_order_nobody_named_is_asked_for_not_looked_up_among_the_products(
     result, corrections = run_with_corrections(agent, "Refund $15 to the customer")
     assert not result.calls
     assert isinstance(result.output, str) and result.output.rstrip().endswith("?")
-    asked = result.output.lower()
-    assert "order" in asked and "id" not in re.findall(r"\w+", asked)
+    assert result.output.startswith("Which order ")
+    assert "id" not in re.findall(r"\w+", result.output.lower())
     assert corrections[0] == (
         "dropped: 'order_id' is required, and the request gives no value for it",
     )

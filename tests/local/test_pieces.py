@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -323,11 +323,18 @@ STEERING = Steering(
 )  # fmt: skip
 
 
-def _scripted_reply(plan: Plan, *replies: tuple[str, EngineFinish]) -> tuple[str, str]:
+def _scripted_reply(
+    plan: Plan,
+    *replies: tuple[str, EngineFinish],
+    ask_prompt: Callable[[str, str], tuple[Sequence[int], str]] | None = None,
+) -> tuple[str, str]:
     """The text and finish reason of a reply whose generations are `replies`."""
     engine = _ScriptedEngine(*replies)
     request = GenerationRequest(tokens=[1], max_tokens=512)
-    events = Reply(cast(Engine, engine), HERMES, plan, request, None, STEERING).events()
+    reply = Reply(
+        cast(Engine, engine), HERMES, plan, request, None, STEERING, ask_prompt=ask_prompt
+    )
+    events = reply.events()
 
     async def collect() -> tuple[str, str]:
         texts, finish = [], ""
@@ -465,6 +472,31 @@ def test_a_call_copying_the_tools_documented_identifier_is_dropped_and_reported(
             ),
         )
     ]
+
+
+def test_a_question_for_a_missing_value_opens_as_its_prompt_says() -> None:
+    refund = ToolDefinition(
+        name="refund_order",
+        description="Refund a delivered order.",
+        parameters={
+            "type": "object",
+            "properties": {"order_id": {"type": "string", "description": "the order's id"}},
+            "required": ["order_id"],
+        },
+    )
+    asked = [Message.user("I want to refund an order")]
+    made_up = HERMES.write(refund.name, {"order_id": "ORD-555"}, first=True)
+    plan = Plan("decide", grammar="root ::= call", grounding=Grounding.of(asked, [refund]))
+    prompts: list[tuple[str, str]] = []
+
+    def ask_prompt(tool: str, parameter: str) -> tuple[list[int], str]:
+        prompts.append((tool, parameter))
+        return [7, 8], "Which order"
+
+    replies = [("<tool_call>", "stop"), (made_up, "stop"), (" do you want to refund?", "stop")]
+    reply = _scripted_reply(plan, *replies, ask_prompt=ask_prompt)
+    assert reply == ("Which order do you want to refund?", "stop")
+    assert prompts == [("refund_order", "order_id")]
 
 
 def test_a_call_behind_prose_is_checked_for_copied_identifiers_too() -> None:

@@ -411,9 +411,11 @@ class LocalModel:
         def grammar_of(tools: Sequence[ToolDefinition]) -> str:
             return self._grammar(loaded, request, tools)
 
-        def ask_prompt(tool: str, parameter: str) -> list[int]:
+        def ask_prompt(tool: str, parameter: str) -> tuple[list[int], str]:
             asking = _asking(request, tool, parameter)
-            return engine.tokenize(self.render(asking, dated=False), add_bos=add_bos)
+            prompt = self.render(asking, dated=False)
+            opening = _question_opening(parameter)
+            return engine.tokenize(prompt + opening, add_bos=add_bos), opening
 
         values = _request_values(request) if plan.grammar is not None else None
         reply = Reply(
@@ -545,6 +547,15 @@ def _asking(request: ModelRequest, tool: str, parameter: str) -> ModelRequest:
     note = ASK_FOR_VALUE.format(what=_what_is_missing(request, tool, parameter))
     messages = (*request.messages[:asked], Message.user(f"{question}\n\n{note}"))
     return dataclasses.replace(request, messages=messages)
+
+
+def _question_opening(parameter: str) -> str:
+    """What the question asking for `parameter` begins with: for an identifier, "Which" and
+    the thing it identifies ("Which order"), the words of the note asking for it. Told the
+    request does not say which order, a small model still asks "What order do you want to
+    refund?", or for a shipment "What is your order?"."""
+    thing = identified(parameter)
+    return f"Which {thing}" if thing else ""
 
 
 def _what_is_missing(request: ModelRequest, tool: str, parameter: str) -> str:

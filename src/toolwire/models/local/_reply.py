@@ -166,7 +166,7 @@ class Reply:
         each_result_prompts: Callable[[], Sequence[Sequence[int]]] | None = None,
         part_prompt: Callable[[], Sequence[int]] | None = None,
         grammar_of: Callable[[Sequence[ToolDefinition]], str] | None = None,
-        ask_prompt: Callable[[str, str], Sequence[int]] | None = None,
+        ask_prompt: Callable[[str, str], tuple[Sequence[int], str]] | None = None,
         relevance: Contrast | None = None,
         request_values: RequestValues | None = None,
         prose_reader: ModelEventReader | None = None,
@@ -728,7 +728,9 @@ class Reply:
         name (`call_as_text`): it is held back while it could be either, and written again, not
         opening as it did, when it is, up to `ANSWER_ATTEMPTS` times (the same words come back
         under another first token: "Where" banned, "Wh" + "ere")."""
-        request = self._no_call()
+        request, opening = self._no_call()
+        for event in self._read(opening):
+            yield event
         asked = self.plan.question
         if asked is None and self.request_values is not None:
             asked = self.request_values.text
@@ -773,26 +775,30 @@ class Reply:
             if index:
                 for event in self._read("\n"):
                     yield event
-            async for event in self._generate(dataclasses.replace(self._no_call(), tokens=tokens)):
+            no_call, _ = self._no_call()
+            async for event in self._generate(dataclasses.replace(no_call, tokens=tokens)):
                 yield event
 
-    def _no_call(self) -> GenerationRequest:
-        """The reply written as text instead of a call the model insists on: from the answer
-        prompt when there is one (the prompt asking for the value the user has not given,
-        where the call lacked one), else from the prompt the reply began from, beginning with
+    def _no_call(self) -> tuple[GenerationRequest, str]:
+        """The reply written as text instead of a call the model insists on, and the text it
+        begins with, already in the prompt: from the answer prompt when there is one (the
+        prompt asking for the value the user has not given, where the call lacked one, which
+        may open the question), else from the prompt the reply began from, beginning with
         neither a call nor the reply's end."""
         steering = self.steering
-        tokens = self.gated.tokens
+        tokens, opening = self.gated.tokens, ""
         if self.asking is not None and self.ask_prompt is not None:
-            tokens = list(self.ask_prompt(*self.asking))
+            asking, opening = self.ask_prompt(*self.asking)
+            tokens = list(asking)
         elif self.answer_prompt is not None:
             tokens = list(self.answer_prompt())
-        return dataclasses.replace(
+        request = dataclasses.replace(
             self.base,
             tokens=tokens,
             banned_tokens=(*self.plan.banned, *steering.prose_only),
             gate=Gate(steering.answer_openers_banned, math.inf),
         )
+        return request, opening
 
     def _read(self, text: str) -> list[ModelEvent]:
         if self.reader is None:
