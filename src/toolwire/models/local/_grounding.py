@@ -222,7 +222,7 @@ class Grounding:
     """What the tools returned in it, each result's text once."""
     request_names: tuple[str, ...] = ()
     """The names the request that `request_words` come from writes: its words written with a
-    capital letter that opens no sentence ("Auckland", not "What"), folded."""
+    capital letter that opens no sentence ("Auckland", not "What"), as written."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -542,8 +542,9 @@ class Grounding:
         return bool(changed) and request.extends(changed, [last])
 
     def _named_look_up(self, request: RequestValues, tool: str, asked: Mapping[str, Any]) -> bool:
-        """Whether a call to the first request of a conversation looks up, with a tool that
-        changes nothing and that the request names, what the request says: every value it asks
+        """Whether a call to a request in a conversation that has called no tool looks up, with
+        a tool that changes nothing and that the request names, what the request says: every
+        value it asks
         (not a default) holds a piece of the request other than the words naming the tool
         ("strict mode" in the notes for "what does strict mode do in toolwire")."""
         if self.called or tool in self.changing or not self._named(request, tool):

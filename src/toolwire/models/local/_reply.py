@@ -729,8 +729,9 @@ class Reply:
         opening as it did, when it is, up to `ANSWER_ATTEMPTS` times (the same words come back
         under another first token: "Where" banned, "Wh" + "ere")."""
         request, opening = self._no_call()
-        for event in self._read(opening):
-            yield event
+        if opening:
+            for event in self._read(opening):
+                yield event
         asked = self.plan.question
         if asked is None and self.request_values is not None:
             asked = self.request_values.text
