@@ -437,17 +437,22 @@ def test_every_change_to_a_call_is_an_event_with_what_the_model_wrote() -> None:
     ]
 
 
-def test_a_call_copying_the_tools_documented_identifier_is_dropped_and_reported() -> None:
-    refund = ToolDefinition(
-        name="refund_order",
-        description="Refund a delivered order.",
+def _taking_one(name: str, description: str, parameter: str, documented: str) -> ToolDefinition:
+    """A tool taking one required string, `parameter`, described as `documented`."""
+    return ToolDefinition(
+        name=name,
+        description=description,
         parameters={
             "type": "object",
-            "properties": {
-                "order_id": {"type": "string", "description": 'the id, e.g. "ORD-10517"'}
-            },
-            "required": ["order_id"],
+            "properties": {parameter: {"type": "string", "description": documented}},
+            "required": [parameter],
         },
+    )
+
+
+def test_a_call_copying_the_tools_documented_identifier_is_dropped_and_reported() -> None:
+    refund = _taking_one(
+        "refund_order", "Refund a delivered order.", "order_id", 'the id, e.g. "ORD-10517"'
     )
     asked = [Message.user("I want to refund an order")]
     copied = HERMES.write(refund.name, {"order_id": "ORD-10517"}, first=True)
@@ -475,15 +480,7 @@ def test_a_call_copying_the_tools_documented_identifier_is_dropped_and_reported(
 
 
 def test_a_question_for_a_missing_value_opens_as_its_prompt_says() -> None:
-    refund = ToolDefinition(
-        name="refund_order",
-        description="Refund a delivered order.",
-        parameters={
-            "type": "object",
-            "properties": {"order_id": {"type": "string", "description": "the order's id"}},
-            "required": ["order_id"],
-        },
-    )
+    refund = _taking_one("refund_order", "Refund a delivered order.", "order_id", "the order's id")
     asked = [Message.user("I want to refund an order")]
     made_up = HERMES.write(refund.name, {"order_id": "ORD-555"}, first=True)
     plan = Plan("decide", grammar="root ::= call", grounding=Grounding.of(asked, [refund]))
@@ -500,15 +497,7 @@ def test_a_question_for_a_missing_value_opens_as_its_prompt_says() -> None:
 
 
 def test_a_call_behind_prose_is_checked_for_copied_identifiers_too() -> None:
-    cancel = ToolDefinition(
-        name="cancel_event",
-        description="Cancel an event.",
-        parameters={
-            "type": "object",
-            "properties": {"event_id": {"type": "string", "description": 'e.g. "evt_204"'}},
-            "required": ["event_id"],
-        },
-    )
+    cancel = _taking_one("cancel_event", "Cancel an event.", "event_id", 'e.g. "evt_204"')
     asked = [Message.user("cancel the dentist on thursday")]
     plan = Plan("decide", grammar="root ::= call", grounding=Grounding.of(asked, [cancel]))
 
