@@ -1099,3 +1099,13 @@ def test_an_answer_that_is_only_a_tool_name_is_written_again(
     assert sum(map(answers, asked)) == 2, "the answer was written as text, and once more"
     assert not calls_of(events)
     assert "convert_units" not in text_of(events) and "62.1371" in text_of(events)
+
+
+def test_a_question_for_a_missing_identifier_or_file_names_the_thing_to_choose() -> None:
+    assert local_model._question_opening("order_id") == "Which order"
+    assert local_model._question_opening("eventId") == "Which event"
+    assert local_model._question_opening("path") == "Which file"
+    assert local_model._question_opening("file_name") == "Which file"
+    # A number or free text is asked for in the model's own words, from the note.
+    assert local_model._question_opening("amount") == ""
+    assert local_model._question_opening("query") == ""

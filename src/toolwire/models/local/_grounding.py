@@ -85,7 +85,15 @@ from ...tools import ToolDefinition
 from ._coverage import FUNCTION_WORDS, RequestValues, clauses, described_by, leaves
 from ._relevance import last_question, last_request
 
-__all__ = ["Grounding", "changes", "folded", "found_nothing", "identified", "without_examples"]
+__all__ = [
+    "Grounding",
+    "changes",
+    "folded",
+    "found_nothing",
+    "identified",
+    "takes_a_file",
+    "without_examples",
+]
 
 _SEPARATORS = re.compile(r"[\W_]+")
 _NOTHING_FOUND = frozenset(["", "[]", "{}", "null", '""'])
@@ -1264,6 +1272,11 @@ def identified(parameter: str) -> str | None:
     return " ".join(words) or None
 
 
+def takes_a_file(parameter: str) -> bool:
+    """Whether a parameter's name says it takes a file's path ("path", "file_name", "srcFile")."""
+    return bool(_PATH_NAME.search(parameter))
+
+
 def _name_words(name: str) -> set[str]:
     """The words of a tool's or a parameter's name, folded ("searchNotes": search, notes)."""
     return set(folded(_spelled_out(name)).split())
@@ -1482,7 +1495,7 @@ def _guessable(tool: ToolDefinition) -> _Guessable:
                 choices[name] = frozenset(map(str, schema["enum"]))
             elif not optional and "default" not in schema and _IDENTIFIER_NAME.search(name):
                 identifiers.add(name)
-            elif not optional and "default" not in schema and _PATH_NAME.search(name):
+            elif not optional and "default" not in schema and takes_a_file(name):
                 paths.add(name)
             if not optional and "enum" not in schema and (said := _said_by(schema)):
                 described[name] = said

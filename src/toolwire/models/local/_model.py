@@ -66,7 +66,7 @@ from ._dates import with_dates
 from ._engine import Engine, GenerationRequest
 from ._formats import PROMPTED, CallFormat, call_key, detect_format
 from ._grammar import calls_grammar
-from ._grounding import Grounding, found_nothing, identified, without_examples
+from ._grounding import Grounding, found_nothing, identified, takes_a_file, without_examples
 from ._recall import with_last_answer
 from ._relevance import (
     RELEVANCE_NEUTRAL,
@@ -551,10 +551,10 @@ def _asking(request: ModelRequest, tool: str, parameter: str) -> ModelRequest:
 
 def _question_opening(parameter: str) -> str:
     """What the question asking for `parameter` begins with: for an identifier, "Which" and
-    the thing it identifies ("Which order"), the words of the note asking for it. Told the
-    request does not say which order, a small model still asks "What order do you want to
-    refund?", or for a shipment "What is your order?"."""
-    thing = identified(parameter)
+    the thing it identifies ("Which order"), the words of the note asking for it; for a file's
+    path, "Which file". Told the request does not say which order, a small model still asks
+    "What order do you want to refund?", or for a shipment "What is your order?"."""
+    thing = identified(parameter) or ("file" if takes_a_file(parameter) else None)
     return f"Which {thing}" if thing else ""
 
 
