@@ -552,9 +552,8 @@ class Grounding:
     def _named_look_up(self, request: RequestValues, tool: str, asked: Mapping[str, Any]) -> bool:
         """Whether a call to a request in a conversation that has called no tool looks up, with
         a tool that changes nothing and that the request names, what the request says: every
-        value it asks
-        (not a default) holds a piece of the request other than the words naming the tool
-        ("strict mode" in the notes for "what does strict mode do in toolwire")."""
+        value it asks (not a default) holds a piece of the request other than the words naming
+        the tool ("strict mode" in the notes for "what does strict mode do in toolwire")."""
         if self.called or tool in self.changing or not self._named(request, tool):
             return False
         return self._beyond(request, [tool]).extends(asked, ())
