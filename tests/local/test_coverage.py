@@ -213,6 +213,12 @@ def test_a_call_extends_with_values_that_hold_pieces_of_the_request() -> None:
     assert values.extends(time, [{"expression": "15 * 80 / 100"}])
     # A unit nobody wrote is no piece of the request.
     assert not values.extends({"value": 15, "from_unit": "km", "to_unit": "m"}, [time])
+    # A word is written as often as the request writes it, inside a file's name too: "cache"
+    # of the first file is no part the second restates.
+    files = RequestValues.of("Read tests/test_cache.py and src/weatherly/cache.py")
+    assert files.extends({"path": "src/weatherly/cache.py"}, [{"path": "tests/test_cache.py"}])
+    once = RequestValues.of("Read tests/test_cache.py and src/weatherly/")
+    assert not once.extends({"path": "src/weatherly/cache"}, [{"path": "tests/test_cache.py"}])
 
 
 def test_a_call_adds_a_piece_the_request_lists_with_one_used() -> None:

@@ -219,7 +219,9 @@ class RequestValues:
     def _piece_spans(self, piece: float | str) -> list[tuple[int, int]]:
         if isinstance(piece, float):
             return self._spans(piece)
-        pattern = rf"(?<!\w){re.escape(piece)}(?!\w)"
+        # A word is written wherever `_WORD` finds it: "cache" in "test_cache.py" too.
+        edge = r"[^\W\d_]" if piece in self.words else r"\w"
+        pattern = rf"(?<!{edge}){re.escape(piece)}(?!{edge})"
         return [found.span() for found in re.finditer(pattern, self.text)]
 
     def nearest_held(self, position: int, arguments: Mapping[str, Any]) -> bool:
