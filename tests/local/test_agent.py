@@ -250,6 +250,15 @@ def test_a_short_question_naming_a_look_up_tool_gets_its_call(qwen: LocalModel) 
     ]
 
 
+def test_each_item_of_a_list_gets_its_call(qwen: LocalModel) -> None:
+    # The model asks the time in São Paulo and would answer from it alone; Dubai, listed with
+    # São Paulo, is asked on trial of the same tool.
+    calls = calls_made(
+        qwen, "Our team is split between Dubai and São Paulo. What time is it in each city now?"
+    )
+    assert sorted(str(arguments["timezone"]) for _, arguments in calls) == ["Dubai", "São Paulo"]
+
+
 def test_a_file_nobody_named_is_asked_for(qwen: LocalModel) -> None:
     # "read the file" names none: the model's call with a path it made up ("weatherly/
     # weather.txt") is not run, and the reply asks which file (left to itself, the model asked

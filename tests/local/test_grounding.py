@@ -1973,6 +1973,55 @@ def test_a_look_up_that_found_nothing_for_several_words_is_asked_again_with_fewe
     assert Grounding.of([Message.user("is chloe here?")], tools).fewer_words(tools) == []
 
 
+def test_a_call_for_one_item_of_a_list_leaves_the_others_held_to_a_call_on_trial() -> None:
+    @tool(side_effect="read_only")
+    def current_time(timezone: str = "UTC", format: str = "long") -> str:
+        """The current time in a timezone.
+
+        Args:
+            timezone: a city or an IANA name
+            format: how to write it
+        """
+        return ""
+
+    @tool(side_effect="destructive")
+    def cancel_order(order_id: str) -> str:
+        """Cancel an order.
+
+        Args:
+            order_id: the order
+        """
+        return ""
+
+    tools = [current_time.definition, cancel_order.definition]
+    cities = "Our team is split between Dubai and São Paulo. What time is it in each city?"
+
+    def listed(question: str, *calls: tuple[ToolCall, str]) -> list[ToolDefinition]:
+        conversation = [Message.user(question)]
+        for call, found in calls:
+            result = ToolResult(call_id=call.id, name=call.name, content=found)
+            conversation += [
+                Message(role="assistant", parts=(call,)),
+                Message(role="tool", parts=(result,)),
+            ]
+        return Grounding.of(conversation, tools).listed_left(question, tools)
+
+    sao_paulo = ToolCall(id="c1", name="current_time", arguments={"timezone": "São Paulo"})
+    (held,) = listed(cities, (sao_paulo, "11:25 in America/Sao_Paulo"))
+    properties = held.parameters["properties"]
+    assert re.fullmatch(properties["timezone"]["pattern"], "Dubai")
+    assert not re.fullmatch(properties["timezone"]["pattern"], "São Paulo")
+    assert "pattern" not in properties["format"]
+    # Each item asked, one found nothing, the value no item, or a tool that destroys: none.
+    dubai = ToolCall(id="c2", name="current_time", arguments={"timezone": "dubai"})
+    assert listed(cities, (sao_paulo, "11:25"), (dubai, "18:25")) == []
+    assert listed(cities, (sao_paulo, "")) == []
+    assert listed("What time is it in São Paulo?", (sao_paulo, "11:25")) == []
+    orders = "Cancel ORD-1 and ORD-2"
+    cancel = ToolCall(id="c1", name="cancel_order", arguments={"order_id": "ORD-1"})
+    assert listed(orders, (cancel, "cancelled")) == []
+
+
 def _answered(
     question: str, call: ToolCall, found: str = "done", *, failed: bool = False
 ) -> list[Message]:

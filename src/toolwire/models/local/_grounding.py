@@ -83,6 +83,7 @@ from ...builtin._units import known_unit
 from ...messages import Message, ToolResult
 from ...tools import ToolDefinition
 from ._coverage import FUNCTION_WORDS, RequestValues, clauses, described_by, leaves
+from ._lists import listed_beside
 from ._relevance import last_question, last_request
 
 __all__ = [
@@ -679,6 +680,46 @@ class Grounding:
             if patterns:
                 narrower.append(_held_to_patterns(tool, patterns, properties))
         return narrower
+
+    def listed_left(self, request: str, tools: Sequence[ToolDefinition]) -> list[ToolDefinition]:
+        """After tool results, each tool (not destructive) whose call since `request` found
+        something for free text that is one item of a list the request writes (see
+        `listed_beside`), with that text held to the list's items no call that found something
+        holds, for a call written on trial: the request asks the same of each item, and a
+        small model answers it for one ("São Paulo" of "Dubai and São Paulo", the first of two
+        files to read)."""
+        answering = self.answering
+        if answering is None:
+            return []
+        held = [
+            folded(value)
+            for made in answering.found
+            for value in leaves(made)
+            if isinstance(value, str)
+        ]
+        listed = []
+        for tool in tools:
+            properties = tool.parameters.get("properties")
+            if tool.side_effect == "destructive" or not isinstance(properties, Mapping):
+                continue
+            patterns = {}
+            for made in answering.calls.get(tool.name, ()):
+                if made not in answering.found:
+                    continue
+                for name, value in made.items():
+                    if not isinstance(value, str) or not _free_text(properties.get(name)):
+                        continue
+                    left = [
+                        _literal_words(item.split())
+                        for item in listed_beside(request, value)
+                        if not any(folded(item) in was for was in held)
+                        and not _UNWRITABLE & set(item)
+                    ]
+                    if left:
+                        patterns[name] = f"^({'|'.join(left)})$"
+            if patterns:
+                listed.append(_held_to_patterns(tool, patterns, properties))
+        return listed
 
     def takes_up_part(self, tool: str, arguments: Mapping[str, Any]) -> bool:
         """Whether a call made after tool results takes up a part of the request they answer
@@ -1405,11 +1446,16 @@ _TRIMMED = ",;:!?\"'()[]"
 def _fewer_of(words: Sequence[str]) -> str:
     """A pattern for a run of fewer of `words` than all, in their order."""
     runs = [
-        " ".join(map(_literal, words[start : start + size]))
+        _literal_words(words[start : start + size])
         for size in range(len(words) - 1, 0, -1)
         for start in range(len(words) - size + 1)
     ]
     return f"^({'|'.join(runs)})$"
+
+
+def _literal_words(words: Sequence[str]) -> str:
+    """A pattern matching `words`, one space apart (see `_literal`)."""
+    return " ".join(map(_literal, words))
 
 
 def _literal(word: str) -> str:

@@ -500,10 +500,13 @@ class LocalModel:
     def _part_left(
         self, request: ModelRequest, grounding: Grounding | None, asked: int | None
     ) -> PartLeft | None:
-        tools = grounding.tools_left(request.tools) if grounding else []
-        if grounding is None or asked is None or not tools:
+        if grounding is None or asked is None:
             return None
-        part = grounding.part_left(request.messages[asked].text, tools)
+        text = request.messages[asked].text
+        tools = [*grounding.listed_left(text, request.tools), *grounding.tools_left(request.tools)]
+        if not tools:
+            return None
+        part = grounding.part_left(text, tools)
         return PartLeft((*request.messages[:asked], Message.user(part)), tuple(tools))
 
     def _grammar(
