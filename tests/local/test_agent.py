@@ -259,6 +259,23 @@ def test_each_item_of_a_list_gets_its_call(qwen: LocalModel) -> None:
     assert sorted(str(arguments["timezone"]) for _, arguments in calls) == ["Dubai", "São Paulo"]
 
 
+def test_a_question_about_a_file_it_names_reads_the_file(qwen: LocalModel) -> None:
+    # The gate keeps the reply to text and the model makes up a version ("1.1"); the file the
+    # request names is read on trial instead.
+    devbox.reset()
+    agent = Agent(
+        qwen,
+        devbox.TOOLS,
+        instructions=devbox.INSTRUCTIONS,
+        limits=Limits(max_steps=4, timeout=300),
+    )
+    result = agent.run_sync("what version does pyproject.toml say?")
+    assert [(r.call.name, r.call.arguments["path"]) for r in result.calls] == [
+        ("read_file", "pyproject.toml")
+    ]
+    assert isinstance(result.output, str) and "0.4.2" in result.output
+
+
 def test_a_file_nobody_named_is_asked_for(qwen: LocalModel) -> None:
     # "read the file" names none: the model's call with a path it made up ("weatherly/
     # weather.txt") is not run, and the reply asks which file (left to itself, the model asked

@@ -1325,6 +1325,41 @@ def test_a_first_look_up_may_use_a_tool_the_request_names_for_what_it_says() -> 
     assert not grounding.follows_up("delete_note", {"title": "strict mode"})
 
 
+def test_a_first_look_up_may_read_a_file_the_request_names() -> None:
+    @tool(side_effect="read_only")
+    def read_file(path: str, max_lines: int = 200) -> str:
+        """Read a text file."""
+        return ""
+
+    @tool(side_effect="read_only")
+    def git_log(path: str | None = None) -> str:
+        """The latest commits."""
+        return ""
+
+    @tool(side_effect="destructive")
+    def delete_file(path: str) -> str:
+        """Delete a file."""
+        return ""
+
+    tools = [read_file.definition, git_log.definition, delete_file.definition]
+
+    def grounding(request: str) -> Grounding:
+        return Grounding.of([Message.user(request)], tools)
+
+    version = grounding("what version does pyproject.toml say?")
+    assert version.reads_a_file_named("read_file")
+    assert version.follows_up("read_file", {"path": "pyproject.toml"})
+    # Another file, more than the file, a tool taking no file (required), or one that changes
+    # something: no look-up; nor where the request names no file ("e.g.", "3.5").
+    assert not version.follows_up("read_file", {"path": "setup.cfg"})
+    assert not version.follows_up("read_file", {"path": "pyproject.toml", "max_lines": 5})
+    assert not version.reads_a_file_named("git_log")
+    assert not version.reads_a_file_named("delete_file")
+    assert not grounding("e.g. what is 3.5 times 2?").reads_a_file_named("read_file")
+    paths = grounding("compare src/weatherly/cache.py with the tests")
+    assert paths.follows_up("read_file", {"path": "src/weatherly/cache.py"})
+
+
 def test_a_first_call_asking_only_defaults_of_a_tool_the_request_is_not_about_is_made_up() -> None:
     @tool(side_effect="read_only")
     def current_time(timezone: str = "UTC") -> str:

@@ -136,6 +136,10 @@ _DAY_NAMED = re.compile(
 )
 """A day, a month or a date named: where the user names none, a date passed to an optional
 filter is made up."""
+_FILE_NAME = re.compile(r"(?=.{4})(?:[\w.-]*\w(?:/[\w.-]+)+/?|[\w.-]*\w\.[A-Za-z][A-Za-z0-9]{0,7})")
+"""A file named by its folders ("src/weatherly/cache.py") or its extension ("pyproject.toml";
+not "e.g")."""
+_FILE_TRIMMED = "\"'`()[],;:?!."
 _CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _WRITTEN_WORD = re.compile(r"\w+")
 _IDENTIFIER_WORDS = frozenset(["id", "ids"])
@@ -232,6 +236,9 @@ class Grounding:
     request_names: tuple[str, ...] = ()
     """The names the request that `request_words` come from writes: its words written with a
     capital letter that opens no sentence ("Auckland", not "What"), as written."""
+    request_files: tuple[str, ...] = ()
+    """The files the request that `request_words` come from writes by name ("pyproject.toml",
+    "src/weatherly/cache.py"), folded."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -287,6 +294,7 @@ class Grounding:
             called=called if last else {},
             request_words=_telling_words(conversation[asked].text) if asked is not None else (),
             request_names=_names_written(conversation[asked].text) if asked is not None else (),
+            request_files=_files_written(conversation[asked].text) if asked is not None else (),
             described=described_by((tool.name, tool.description) for tool in tools),
             units=_units_named(text),
             returned=tuple(
@@ -552,12 +560,34 @@ class Grounding:
 
     def _named_look_up(self, request: RequestValues, tool: str, asked: Mapping[str, Any]) -> bool:
         """Whether a call to a request in a conversation that has called no tool looks up, with
-        a tool that changes nothing and that the request names, what the request says: every
-        value it asks (not a default) holds a piece of the request other than the words naming
-        the tool ("strict mode" in the notes for "what does strict mode do in toolwire")."""
-        if self.called or tool in self.changing or not self._named(request, tool):
+        a tool that changes nothing and that the request names, or whose file the request
+        names (`reads_a_file_named`), what the request says: every value it asks (not a
+        default) holds a piece of the request other than the words naming the tool ("strict
+        mode" in the notes for "what does strict mode do in toolwire"), and a file it takes
+        is one the request names ("pyproject.toml" for "what version does pyproject.toml
+        say?")."""
+        if self.called or tool in self.changing:
             return False
-        return self._beyond(request, [tool]).extends(asked, ())
+        paths = self.guessable.get(tool, _NOTHING_GUESSABLE).paths
+        if self.reads_a_file_named(tool) and any(name in paths for name in asked):
+            named_files = all(
+                folded(str(value)) in map(folded, self.request_files)
+                for name, value in asked.items()
+                if name in paths
+            )
+            return named_files and self._beyond(request, [tool]).extends(asked, ())
+        return self._named(request, tool) and self._beyond(request, [tool]).extends(asked, ())
+
+    def reads_a_file_named(self, tool: str) -> bool:
+        """Whether `tool` changes nothing and takes a file (a required parameter the schema
+        names `path`, `file`...), and the request it would answer names one by its name with
+        an extension or its folders: a question about a file the user names is the file's to
+        answer ("what version does pyproject.toml say?"), which a small model makes up."""
+        return (
+            tool not in self.changing
+            and bool(self.request_files)
+            and bool(self.guessable.get(tool, _NOTHING_GUESSABLE).paths)
+        )
 
     def _acts_on_found(self, request: RequestValues, tool: str, asked: Mapping[str, Any]) -> bool:
         """Whether a call to a tool the conversation never called, which `request` names,
@@ -1384,6 +1414,16 @@ def _names_written(text: str) -> tuple[str, ...]:
             if found.group()[:1].isupper()
             and found.group() != "I"
             and not _SENTENCE_OPENING.search(text[: found.start()])
+        )
+    )
+
+
+def _files_written(text: str) -> tuple[str, ...]:
+    """The files `text` names: words with a folder ("src/weatherly") or an extension of letters
+    ("pyproject.toml", not "3.5"), each once."""
+    return tuple(
+        dict.fromkeys(
+            word for raw in text.split() if _FILE_NAME.fullmatch(word := raw.strip(_FILE_TRIMMED))
         )
     )
 

@@ -523,15 +523,16 @@ class LocalModel:
 
 def _follow_up(request: ModelRequest, grounding: Grounding | None) -> tuple[ToolDefinition, ...]:
     """The tools a new request's conversation called before, and where it holds results, those
-    the request names; where it called none, those the request names that change nothing (see
-    `Plan.follow_up`)."""
+    the request names; where it called none, those the request names that change nothing, and
+    those reading a file it names (see `Plan.follow_up`)."""
     if grounding is None or grounding.request is None:
         return ()
     if not grounding.called:
         return tuple(
             tool
             for tool in request.tools
-            if tool.name not in grounding.changing and grounding.names(tool.name)
+            if (tool.name not in grounding.changing and grounding.names(tool.name))
+            or grounding.reads_a_file_named(tool.name)
         )
     return tuple(
         tool
