@@ -237,8 +237,8 @@ class Grounding:
     """The names the request that `request_words` come from writes: its words written with a
     capital letter that opens no sentence ("Auckland", not "What"), as written."""
     request_files: tuple[str, ...] = ()
-    """The files the request that `request_words` come from writes by name ("pyproject.toml",
-    "src/weatherly/cache.py"), folded."""
+    """The files the request that `request_words` come from names ("pyproject.toml",
+    "src/weatherly/cache.py"), as written."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
