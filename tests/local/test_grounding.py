@@ -1358,6 +1358,21 @@ def test_a_first_look_up_may_read_a_file_the_request_names() -> None:
     assert not grounding("e.g. what is 3.5 times 2?").reads_a_file_named("read_file")
     paths = grounding("compare src/weatherly/cache.py with the tests")
     assert paths.follows_up("read_file", {"path": "src/weatherly/cache.py"})
+    # The trial's grammar holds the file to those the request names.
+    held = version.held_to_files(read_file.definition).parameters["properties"]["path"]
+    assert re.fullmatch(held["pattern"], "pyproject.toml")
+    assert not re.fullmatch(held["pattern"], "weatherly/pyproject.toml")
+    assert version.held_to_files(git_log.definition) == git_log.definition
+    # After other calls too: the file named is read.
+    listed = ToolCall(id="c1", name="git_log", arguments={})
+    conversation = [
+        *_answered("what changed lately?", listed, "[]"),
+        Message.assistant("Nothing."),
+        Message.user("show me units.py"),
+    ]
+    after = Grounding.of(conversation, tools)
+    assert after.follows_up("read_file", {"path": "units.py"})
+    assert not after.follows_up("read_file", {"path": "src/units.py"})
 
 
 def test_a_first_call_asking_only_defaults_of_a_tool_the_request_is_not_about_is_made_up() -> None:

@@ -559,14 +559,13 @@ class Grounding:
         return bool(changed) and request.extends(changed, [last])
 
     def _named_look_up(self, request: RequestValues, tool: str, asked: Mapping[str, Any]) -> bool:
-        """Whether a call to a request in a conversation that has called no tool looks up, with
-        a tool that changes nothing and that the request names, or whose file the request
-        names (`reads_a_file_named`), what the request says: every value it asks (not a
-        default) holds a piece of the request other than the words naming the tool ("strict
-        mode" in the notes for "what does strict mode do in toolwire"), and a file it takes
-        is one the request names ("pyproject.toml" for "what version does pyproject.toml
-        say?")."""
-        if self.called or tool in self.changing:
+        """Whether a call to a tool that changes nothing looks up what the request says, every
+        value it asks (not a default) holding a piece of the request other than the words
+        naming the tool: a tool reading a file the request names (`reads_a_file_named`), that
+        file ("pyproject.toml" for "what version does pyproject.toml say?"); in a conversation
+        that has called no tool, a tool the request names ("strict mode" in the notes for
+        "what does strict mode do in toolwire")."""
+        if tool in self.changing:
             return False
         paths = self.guessable.get(tool, _NOTHING_GUESSABLE).paths
         if self.reads_a_file_named(tool) and any(name in paths for name in asked):
@@ -576,7 +575,9 @@ class Grounding:
                 if name in paths
             )
             return named_files and self._beyond(request, [tool]).extends(asked, ())
-        return self._named(request, tool) and self._beyond(request, [tool]).extends(asked, ())
+        if self.called or not self._named(request, tool):
+            return False
+        return self._beyond(request, [tool]).extends(asked, ())
 
     def reads_a_file_named(self, tool: str) -> bool:
         """Whether `tool` changes nothing and takes a file (a required parameter the schema
@@ -588,6 +589,23 @@ class Grounding:
             and bool(self.request_files)
             and bool(self.guessable.get(tool, _NOTHING_GUESSABLE).paths)
         )
+
+    def held_to_files(self, tool: ToolDefinition) -> ToolDefinition:
+        """`tool` with the files it takes held to those the request names (see
+        `reads_a_file_named`), for a call written on trial: the only call of it such a trial
+        keeps, where a small model writes a path of its own ("src/weatherly/tools/read_file.py"
+        for "show me units.py")."""
+        properties = tool.parameters.get("properties")
+        files = [name for name in self.request_files if not _UNWRITABLE & set(name)]
+        if (
+            not self.reads_a_file_named(tool.name)
+            or not isinstance(properties, Mapping)
+            or not files
+        ):
+            return tool
+        paths = self.guessable.get(tool.name, _NOTHING_GUESSABLE).paths
+        pattern = f"^({'|'.join(_literal_words([name]) for name in files)})$"
+        return _held_to_patterns(tool, dict.fromkeys(paths, pattern), properties)
 
     def _acts_on_found(self, request: RequestValues, tool: str, asked: Mapping[str, Any]) -> bool:
         """Whether a call to a tool the conversation never called, which `request` names,

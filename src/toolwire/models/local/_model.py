@@ -523,22 +523,22 @@ class LocalModel:
 
 def _follow_up(request: ModelRequest, grounding: Grounding | None) -> tuple[ToolDefinition, ...]:
     """The tools a new request's conversation called before, and where it holds results, those
-    the request names; where it called none, those the request names that change nothing, and
-    those reading a file it names (see `Plan.follow_up`)."""
+    the request names; where it called none, those the request names that change nothing; in
+    either, those reading a file the request names, held to the files it names (see
+    `Plan.follow_up`)."""
     if grounding is None or grounding.request is None:
         return ()
-    if not grounding.called:
-        return tuple(
-            tool
-            for tool in request.tools
-            if (tool.name not in grounding.changing and grounding.names(tool.name))
-            or grounding.reads_a_file_named(tool.name)
+
+    def offered(tool: ToolDefinition) -> bool:
+        if grounding.reads_a_file_named(tool.name):
+            return True
+        if not grounding.called:
+            return tool.name not in grounding.changing and grounding.names(tool.name)
+        return tool.name in grounding.called or bool(
+            grounding.returned and grounding.names(tool.name)
         )
-    return tuple(
-        tool
-        for tool in request.tools
-        if tool.name in grounding.called or (grounding.returned and grounding.names(tool.name))
-    )
+
+    return tuple(grounding.held_to_files(tool) for tool in request.tools if offered(tool))
 
 
 def _asking(request: ModelRequest, tool: str, parameter: str) -> ModelRequest:
