@@ -1356,6 +1356,7 @@ def test_a_first_look_up_may_read_a_file_the_request_names() -> None:
     assert not version.reads_a_file_named("git_log")
     assert not version.reads_a_file_named("delete_file")
     assert not grounding("e.g. what is 3.5 times 2?").reads_a_file_named("read_file")
+    assert not grounding("delete docs/faq.md").reads_a_file_named("read_file")  # a change
     paths = grounding("compare src/weatherly/cache.py with the tests")
     assert paths.follows_up("read_file", {"path": "src/weatherly/cache.py"})
     # The trial's grammar holds the file to those the request names.

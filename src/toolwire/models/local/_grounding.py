@@ -582,12 +582,24 @@ class Grounding:
     def reads_a_file_named(self, tool: str) -> bool:
         """Whether `tool` changes nothing and takes a file (a required parameter the schema
         names `path`, `file`...), and the request it would answer names one by its name with
-        an extension or its folders: a question about a file the user names is the file's to
-        answer ("what version does pyproject.toml say?"), which a small model makes up."""
+        an extension or its folders, and names no tool that changes something: a question
+        about a file the user names is the file's to answer ("what version does pyproject.toml
+        say?"), which a small model makes up; "Create docs/faq.md" asks for a change."""
+        request = self.request
         return (
             tool not in self.changing
             and bool(self.request_files)
             and bool(self.guessable.get(tool, _NOTHING_GUESSABLE).paths)
+            and request is not None
+            and not any(self._asks_for_change(request, changing) for changing in self.changing)
+        )
+
+    def _asks_for_change(self, request: RequestValues, tool: str) -> bool:
+        """Whether `request` names `tool` (see `_named`), or writes a word beginning as one of
+        its name or its description alone does ("Create" for "creating its folders")."""
+        written = _stems(" ".join(request.words))
+        return self._named(request, tool) or bool(
+            written & _stems(" ".join([*_name_words(tool), *self.described.get(tool, ())]))
         )
 
     def held_to_files(self, tool: ToolDefinition) -> ToolDefinition:
