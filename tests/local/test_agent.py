@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from types import ModuleType
 
 import pytest
 
@@ -33,6 +34,17 @@ def calls_made(model: LocalModel, *turns: str) -> list[tuple[str, dict[str, obje
         result = agent.run_sync(turn, history=history)
         history = tuple(result.messages)
     return [(record.call.name, dict(record.call.arguments)) for record in result.calls]
+
+
+def toolset_agent(model: LocalModel, toolset: ModuleType) -> Agent:
+    """An agent with one of the suite's toolsets (`bench/requests/toolsets`), its data reset."""
+    toolset.reset()
+    return Agent(
+        model,
+        toolset.TOOLS,
+        instructions=toolset.INSTRUCTIONS,
+        limits=Limits(max_steps=4, timeout=300),
+    )
 
 
 def run_with_corrections(agent: Agent, prompt: str) -> tuple[RunResult, list[tuple[str, ...]]]:
@@ -176,10 +188,7 @@ def test_an_order_nobody_named_is_asked_for_not_looked_up_among_the_products(
     # a look-up may only be a tool about orders (a product search for "refund $15" found
     # nothing of use), and none asks for more than the request says, so the reply asks which
     # order ("Which order do you want to refund?"), not for its id.
-    shop.reset()
-    agent = Agent(
-        qwen, shop.TOOLS, instructions=shop.INSTRUCTIONS, limits=Limits(max_steps=4, timeout=300)
-    )
+    agent = toolset_agent(qwen, shop)
     result, corrections = run_with_corrections(agent, "Refund $15 to the customer")
     assert not result.calls
     assert isinstance(result.output, str) and result.output.rstrip().endswith("?")
@@ -194,10 +203,7 @@ def test_a_follow_up_acts_on_the_order_found_before(qwen: LocalModel) -> None:
     # Asked to change "its" address, the model answers from the last reply; the follow-up's
     # call on trial to the tool the request names, with the order the search found and the
     # address the request gives, is kept.
-    shop.reset()
-    agent = Agent(
-        qwen, shop.TOOLS, instructions=shop.INSTRUCTIONS, limits=Limits(max_steps=4, timeout=300)
-    )
+    agent = toolset_agent(qwen, shop)
     found = agent.run_sync("Find Maria Gonzalez's pending order")
     moved = agent.run_sync(
         "change its shipping address to 12 Lake Rd, Austin, TX 78702", history=found.messages
@@ -262,13 +268,7 @@ def test_each_item_of_a_list_gets_its_call(qwen: LocalModel) -> None:
 def test_a_question_about_a_file_it_names_reads_the_file(qwen: LocalModel) -> None:
     # The gate keeps the reply to text and the model makes up a version ("1.1"); the file the
     # request names is read on trial instead.
-    devbox.reset()
-    agent = Agent(
-        qwen,
-        devbox.TOOLS,
-        instructions=devbox.INSTRUCTIONS,
-        limits=Limits(max_steps=4, timeout=300),
-    )
+    agent = toolset_agent(qwen, devbox)
     result = agent.run_sync("what version does pyproject.toml say?")
     assert [(r.call.name, r.call.arguments["path"]) for r in result.calls] == [
         ("read_file", "pyproject.toml")
@@ -296,13 +296,7 @@ def test_a_file_nobody_named_is_asked_for(qwen: LocalModel) -> None:
 def test_an_email_address_nobody_gave_is_not_written_to(qwen: LocalModel) -> None:
     # "Email Lena" gives no address: the model's send_email to one it made up
     # ("Lena@lumenlabs.com") is not run; a look-up is tried in its place.
-    assistant.reset()
-    agent = Agent(
-        qwen,
-        assistant.TOOLS,
-        instructions=assistant.INSTRUCTIONS,
-        limits=Limits(max_steps=4, timeout=300),
-    )
+    agent = toolset_agent(qwen, assistant)
     prompt = "Email Lena and ask if she is free for lunch on Friday"
     result, corrections = run_with_corrections(agent, prompt)
     assert "send_email" not in [record.call.name for record in result.calls]
