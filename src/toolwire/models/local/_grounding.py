@@ -591,15 +591,18 @@ class Grounding:
             and bool(self.request_files)
             and bool(self.guessable.get(tool, _NOTHING_GUESSABLE).paths)
             and request is not None
-            and not any(self._asks_for_change(request, changing) for changing in self.changing)
+            and not self._asks_for_a_change(request)
         )
 
-    def _asks_for_change(self, request: RequestValues, tool: str) -> bool:
-        """Whether `request` names `tool` (see `_named`), or writes a word beginning as one of
-        its name or its description alone does ("Create" for "creating its folders")."""
+    def _asks_for_a_change(self, request: RequestValues) -> bool:
+        """Whether `request` names a tool that changes something (see `_named`), or writes a
+        word beginning as one of its name or its description alone does ("Create" for
+        "creating its folders")."""
         written = _stems(" ".join(request.words))
-        return self._named(request, tool) or bool(
-            written & _stems(" ".join([*_name_words(tool), *self.described.get(tool, ())]))
+        return any(
+            self._named(request, tool)
+            or written & _stems(" ".join([*_name_words(tool), *self.described.get(tool, ())]))
+            for tool in self.changing
         )
 
     def held_to_files(self, tool: ToolDefinition) -> ToolDefinition:
