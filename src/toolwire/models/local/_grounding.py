@@ -311,7 +311,9 @@ class Grounding:
         earlier: Sequence[tuple[str, Mapping[str, Any]]] = (),
     ) -> dict[str, Any]:
         """`arguments` without the optional ones the conversation never gave (but for those
-        equal to the tool's default, which ask for nothing), each option the conversation does
+        equal to the tool's default, which ask for nothing; a path counts as given as
+        `_made_up_path` says: "tests" of a log's `path` for "what did Omar commit?" narrows
+        the log to a folder nobody named), each option the conversation does
         not mention swapped for the one other option the request names ("inbox" for "check my
         archive"), with each list
         holding every option cut down to the options it mentions, each percentage passed
@@ -335,6 +337,7 @@ class Grounding:
                 self._made_up_date(value)
                 or self._names_parameter(parameters, name, value)
                 or self._documentation_only(parameters, value)
+                or (takes_a_file(name) and self._made_up_path(value, (tool, name)))
             ):
                 continue
             if name in parameters.structures and self._made_up_inside(value):
