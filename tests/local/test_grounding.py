@@ -721,6 +721,29 @@ def test_optional_free_text_that_is_the_documentation_not_the_users_is_left_out(
     assert asked.arguments(RUN_TESTS.name, {"path": "tests"}) == {"path": "tests"}
 
 
+GIT_LOG = _tool(
+    "git_log",
+    [],
+    author={"type": "string", "description": "only commits by this author"},
+    path={"type": "string", "description": "only commits that changed this file or folder"},
+)
+
+
+def test_an_optional_path_nobody_wrote_is_left_out() -> None:
+    omar = Grounding.of([Message.user("what did Omar Said commit?")], [GIT_LOG])
+    made = {"author": "Omar", "path": "tests"}
+    assert omar.arguments(GIT_LOG.name, made) == {"author": "Omar"}
+    assert omar.arguments(GIT_LOG.name, {"path": "tests/src/weatherly/tests.py"}) == {}
+    # A path the conversation wrote, whole, by its file's name or its stem as a word, stays.
+    for said, path in [
+        ("which commits touched src/weatherly/cache.py?", "src/weatherly/cache.py"),
+        ("which commits touched cache.py?", "src/weatherly/cache.py"),
+        ("what changed in the tests folder?", "tests"),
+    ]:
+        grounding = Grounding.of([Message.user(said)], [GIT_LOG])
+        assert grounding.arguments(GIT_LOG.name, {"path": path}) == {"path": path}
+
+
 def test_a_value_equal_to_the_tools_default_is_kept_as_it_changes_nothing() -> None:
     unread = Grounding.of([Message.user("any unread emails?")], [MAIL_SEARCH])
     assert unread.arguments(MAIL_SEARCH.name, {"maxResults": 10}) == {"maxResults": 10}
