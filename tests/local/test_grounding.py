@@ -950,6 +950,21 @@ def test_after_results_a_call_narrowing_its_own_by_what_it_found_asks_nothing_ne
     assert not files.asks_nothing_new("list_files", {"path": "tests"})
     # A value that does not hold the earlier one whole is no narrowing.
     assert not files.asks_nothing_new("list_files", {"path": "weatherly"})
+    log = ToolDefinition(name="git_log", description="commits", parameters={})
+    found = '[{"author": "Omar Said", "files": ["tests/test_units.py"]}]'
+
+    def log_after(request: str) -> Grounding:
+        call = ToolCall(id="c1", name="git_log", arguments={"author": "Omar"})
+        return Grounding.of(_answered(request, call, found), [log])
+
+    # The name completed as the log wrote it, and a file it listed: the log's own result.
+    omar = log_after("what did Omar Said commit?")
+    assert omar.asks_nothing_new("git_log", {"author": "Omar Said"})
+    assert omar.asks_nothing_new("git_log", {"author": "Omar Said", "path": "tests/test_units.py"})
+    # The file asked for by the request, or one the log never wrote: a step on.
+    both = log_after("what did Omar commit, and what changed in tests/test_units.py?")
+    assert not both.asks_nothing_new("git_log", {"path": "tests/test_units.py"})
+    assert not omar.asks_nothing_new("git_log", {"author": "Omar", "path": "src/units.py"})
 
 
 def test_after_results_a_call_handing_its_tool_back_its_own_number_asks_nothing_new() -> None:

@@ -1292,26 +1292,40 @@ class _Answering:
 
     def narrowed(self, tool: str, arguments: Mapping[str, Any]) -> bool:
         """Whether a call asks `tool` again what one of its calls among them asked, each value
-        that differs holding that call's value whole, and no piece of the request that no call
-        held: a search narrowed by what it found ("Priya Natarajan" after "Priya" for "emails
-        from Priya"), a listing of one of the files listed ("src/weatherly/__init__.py" after
-        "src"). What the request asked of the tool is answered; such a call asks the tool about
-        its own result."""
+        that differs holding that call's value whole, or, where that call passed none, written
+        whole by the tool's results, and no piece of the request that no call held but in a
+        value its results wrote whole: a search narrowed by what it found ("Priya Natarajan"
+        after "Priya" for "emails from Priya"; "Omar Said" and a file of his commit after
+        "Omar" for "what did Omar Said commit?", a name the log wrote), a listing of one of the
+        files listed ("src/weatherly/__init__.py" after "src"). What the request asked of the
+        tool is answered; such a call asks the tool about its own result."""
+        found = _writes_whole(self.results.get(tool, ()))
         for earlier in self.calls.get(tool, ()):
             changed = {
                 name: value for name, value in arguments.items() if earlier.get(name) != value
             }
-            if (
-                changed
-                and all(
+
+            def holds_earlier(name: str, value: Any) -> bool:
+                was = earlier.get(name)
+                return (
                     isinstance(value, str)
-                    and isinstance(was := earlier.get(name), str)
-                    and folded(was).strip()
+                    and isinstance(was, str)
+                    and bool(folded(was).strip())
                     and folded(was) in folded(value)
-                    for name, value in changed.items()
                 )
-                and not self.request.takes_up(changed, self.made)
+
+            if not changed or not all(
+                holds_earlier(name, value) or (name not in earlier and found(value))
+                for name, value in changed.items()
             ):
+                continue
+            # A name completed from the results: the request's rest of it is what they found.
+            new = {
+                name: value
+                for name, value in changed.items()
+                if not (holds_earlier(name, value) and found(value))
+            }
+            if not self.request.takes_up(new, self.made):
                 return True
         return False
 
