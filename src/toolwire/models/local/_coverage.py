@@ -61,9 +61,24 @@ and "and" before a question ("...in Tokyo and what is 15% of 80?"); not "and" be
 values ("Dubai and São Paulo")."""
 
 
-def clauses(text: str) -> list[str]:
-    """The request cut where it goes on to another thing asked (see `_CLAUSE_BREAK`)."""
-    return [clause.strip() for clause in _CLAUSE_BREAK.split(text) if clause.strip()]
+def clauses(text: str, tool_names: Iterable[str] = ()) -> list[str]:
+    """The request cut where it goes on to another thing asked (see `_CLAUSE_BREAK`), or,
+    given the tools, at "and" before the verb a tool's name opens with ("... and run the cache
+    tests" for `run_tests`): the user asking for what that tool does."""
+    parts = [text]
+    verbs = sorted({_name_verb(name) for name in tool_names} - {""})
+    if verbs:
+        before_verb = re.compile(rf"\s+and\s+(?=(?:{'|'.join(verbs)})\b)", re.IGNORECASE)
+        parts = before_verb.split(text)
+    return [
+        clause.strip() for part in parts for clause in _CLAUSE_BREAK.split(part) if clause.strip()
+    ]
+
+
+def _name_verb(tool: str) -> str:
+    """The first word of a tool's name, folded ("run" of `run_tests`, "send" of `sendEmail`)."""
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", tool).replace("_", " ").replace("-", " ").split()
+    return re.escape(words[0].lower()) if words else ""
 
 
 @dataclass(frozen=True, slots=True)

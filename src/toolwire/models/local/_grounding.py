@@ -502,7 +502,7 @@ class Grounding:
         names = [tool.name for tool in tools]
         left = _clauses_picked(
             request,
-            names,
+            list(self.guessable),
             lambda values: any(self._named(values, name) for name in names),
             lambda values: bool(values.unused(answering.made)),
         )
@@ -1407,7 +1407,7 @@ def _clauses_picked(
 ) -> list[str] | None:
     """The clauses of `request` (see `clauses`) that the first of `picks` to keep any keeps;
     None where the request is one clause, or that pick keeps each one or no pick keeps any."""
-    parts = clauses(request)
+    parts = clauses(request, tool_names)
     if len(parts) < 2:
         return None
     said = [(part, RequestValues.of(part, tool_names)) for part in parts]
