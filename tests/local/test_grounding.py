@@ -1076,6 +1076,13 @@ def test_the_part_left_is_the_clause_naming_a_tool_left_or_holding_a_value_left(
     )
     both = "Check my emails. Then check the emails again"
     assert left(both, tokyo) == both
+    # "and" before the verb of any of the tools, called or not, goes on to another thing.
+    tests = ToolDefinition(name="run_tests", description="run the tests", parameters={})
+    log = ToolDefinition(name="git_log", description="the commits", parameters={})
+    ran = ToolCall(id="c1", name="run_tests", arguments={"keyword": "cache"})
+    request = "Show me Maya Lin's last 2 commits and run the cache tests"
+    grounding = Grounding.of(_answered(request, ran), [tests, log])
+    assert grounding.part_left(request, [log]) == "Show me Maya Lin's last 2 commits"
 
 
 def test_a_required_date_nobody_named_is_missing_only_from_a_call_that_changes_something() -> None:
