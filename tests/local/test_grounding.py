@@ -744,6 +744,28 @@ def test_an_optional_path_nobody_wrote_is_left_out() -> None:
         assert grounding.arguments(GIT_LOG.name, {"path": path}) == {"path": path}
 
 
+SEARCH_CODE = _tool(
+    "search_code",
+    ["text"],
+    text={"type": "string"},
+    file_pattern={"type": "string", "description": "only files matching this glob"},
+)
+
+
+def test_optional_free_text_holding_only_what_a_required_value_holds_is_left_out() -> None:
+    httpx = Grounding.of([Message.user("search for httpx")], [SEARCH_CODE])
+    made = {"text": "httpx", "file_pattern": "*httpx*"}
+    assert httpx.arguments(SEARCH_CODE.name, made) == {"text": "httpx"}
+    # Written twice by the request, or holding more of it: the user's to pass.
+    for said, pattern in [
+        ("search for httpx in the httpx files", "*httpx*"),
+        ("search for httpx in python files", "*.py"),
+    ]:
+        grounding = Grounding.of([Message.user(said)], [SEARCH_CODE])
+        made = {"text": "httpx", "file_pattern": pattern}
+        assert grounding.arguments(SEARCH_CODE.name, made) == made
+
+
 def test_a_value_equal_to_the_tools_default_is_kept_as_it_changes_nothing() -> None:
     unread = Grounding.of([Message.user("any unread emails?")], [MAIL_SEARCH])
     assert unread.arguments(MAIL_SEARCH.name, {"maxResults": 10}) == {"maxResults": 10}

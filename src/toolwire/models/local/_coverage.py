@@ -173,6 +173,16 @@ class RequestValues:
             return False
         return any(found - held for found in pieces)
 
+    def repeats(self, value: Any, others: Iterable[Any]) -> bool:
+        """Whether `value` holds pieces of the request, each held by one of `others` as well,
+        and written once by the request: a call passing one piece twice ("*httpx*" as the
+        files' pattern beside "httpx" as the text searched, for "search for httpx")."""
+        pieces = self._pieces(value)
+        held = set().union(*(self._pieces(other) for other in others))
+        return bool(pieces) and pieces <= held and all(
+            len(self._piece_spans(piece)) < 2 for piece in pieces
+        )
+
     def restates(self, call: Mapping[str, Any], before: Iterable[Mapping[str, Any]]) -> bool:
         """Whether the arguments of `call` hold values, each holding a piece of the request,
         and none a piece the calls `before` do not hold."""

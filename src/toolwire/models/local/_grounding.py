@@ -313,7 +313,8 @@ class Grounding:
         """`arguments` without the optional ones the conversation never gave (but for those
         equal to the tool's default, which ask for nothing; a path counts as given as
         `_made_up_path` says: "tests" of a log's `path` for "what did Omar commit?" narrows
-        the log to a folder nobody named), each option the conversation does
+        the log to a folder nobody named; free text holding only what a required parameter
+        holds of the request is no more given than that once), each option the conversation does
         not mention swapped for the one other option the request names ("inbox" for "check my
         archive"), with each list
         holding every option cut down to the options it mentions, each percentage passed
@@ -338,6 +339,7 @@ class Grounding:
                 or self._names_parameter(parameters, name, value)
                 or self._documentation_only(parameters, value)
                 or (takes_a_file(name) and self._made_up_path(value, (tool, name)))
+                or self._repeats_required(parameters, name, value, arguments)
             ):
                 continue
             if name in parameters.structures and self._made_up_inside(value):
@@ -1080,6 +1082,18 @@ class Grounding:
             and folded(other) not in self.said
             for other in parameters.coined
         )
+
+    def _repeats_required(
+        self, parameters: _Guessable, name: str, value: Any, arguments: Mapping[str, Any]
+    ) -> bool:
+        """Whether optional free text holds only what a required parameter of the call holds
+        of the request, which writes it once (`RequestValues.repeats`): "*httpx*" as the files'
+        pattern of a code search for "httpx" narrows the search to files named so, which
+        nobody asked."""
+        answering = self.answering
+        request = self.request if answering is None else answering.request
+        required = [arguments[other] for other in parameters.required if other in arguments]
+        return request is not None and request.repeats(value, required)
 
     def _documentation_only(self, parameters: _Guessable, value: Any) -> bool:
         """Whether free text is the tool's documentation, not the user's: words its prose writes
