@@ -179,8 +179,10 @@ class RequestValues:
         files' pattern beside "httpx" as the text searched, for "search for httpx")."""
         pieces = self._pieces(value)
         held = set().union(*(self._pieces(other) for other in others))
-        return bool(pieces) and pieces <= held and all(
-            len(self._piece_spans(piece)) < 2 for piece in pieces
+        return (
+            bool(pieces)
+            and pieces <= held
+            and all(len(self._piece_spans(piece)) < 2 for piece in pieces)
         )
 
     def restates(self, call: Mapping[str, Any], before: Iterable[Mapping[str, Any]]) -> bool:

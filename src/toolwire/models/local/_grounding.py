@@ -1318,18 +1318,9 @@ class _Answering:
             changed = {
                 name: value for name, value in arguments.items() if earlier.get(name) != value
             }
-
-            def holds_earlier(name: str, value: Any) -> bool:
-                was = earlier.get(name)
-                return (
-                    isinstance(value, str)
-                    and isinstance(was, str)
-                    and bool(folded(was).strip())
-                    and folded(was) in folded(value)
-                )
-
+            holding = {name for name, value in changed.items() if _holds(value, earlier.get(name))}
             if not changed or not all(
-                holds_earlier(name, value) or (name not in earlier and found(value))
+                name in holding or (name not in earlier and found(value))
                 for name, value in changed.items()
             ):
                 continue
@@ -1337,11 +1328,21 @@ class _Answering:
             new = {
                 name: value
                 for name, value in changed.items()
-                if not (holds_earlier(name, value) and found(value))
+                if not (name in holding and found(value))
             }
             if not self.request.takes_up(new, self.made):
                 return True
         return False
+
+
+def _holds(value: Any, earlier: Any) -> bool:
+    """Whether text holds an earlier call's text whole ("Omar Said" holds "Omar")."""
+    return (
+        isinstance(value, str)
+        and isinstance(earlier, str)
+        and bool(folded(earlier).strip())
+        and folded(earlier) in folded(value)
+    )
 
 
 def _answering(
