@@ -923,6 +923,10 @@ def test_each_result_is_answered_from_the_part_of_the_request_its_call_took_up()
     assert alone[-1].text.count("<tool_response>") == 1 and "ORD-3: 2 mugs" in alone[-1].text
     # Found first and nothing after: both are the answer.
     assert len(each_folded([*searched[:3], Message(role="tool", parts=found[::-1])])) == 2
+    # Only what found nothing: answered from it all the same, not from the conversation.
+    nothing = [*searched[:3], Message(role="tool", parts=(found[0],))]
+    (empty,) = each_folded(nothing)
+    assert empty[-1].text.count("<tool_response>") == 1 and "[]" in empty[-1].text
     # Each result of a request in two parts is answered from the part its call took up.
     tokyo = ToolCall(id="t", name="current_time", arguments={"timezone": "Asia/Tokyo"})
     percent = ToolCall(id="p", name="calculate", arguments={"expression": "80 * 15 / 100"})

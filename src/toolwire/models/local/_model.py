@@ -609,7 +609,7 @@ def _each_result_folded(
     those that found nothing where a later call of their tool found something (asked
     `query="unread"`, then `query=""`, the mailbox has unread mail: "no unread emails" is no
     part of the answer), and a result repeated counts once. None where that leaves one result
-    of them all, which is answered as it is."""
+    of them all, which is answered as it is, unless every result found nothing."""
     messages = request.messages
     since = messages[last + 1 :]
     calls = {call.id: call for message in since for call in message.tool_calls}
@@ -626,7 +626,10 @@ def _each_result_folded(
     for result in succeeded:
         if result.call_id not in superseded:
             distinct.setdefault(result.content, result)
-    if len(distinct) < 2 and not superseded:
+    # Shown the conversation, a small model answers a look-up that found nothing with what it
+    # makes up ("the commits that touched cache.py are: ..." after `[]`).
+    nothing = bool(results) and not any(r.is_error or not found_nothing(r) for r in results)
+    if len(distinct) < 2 and not superseded and not nothing:
         return ()
     question, names = messages[last].text, [tool.name for tool in request.tools]
     folded = []
