@@ -766,6 +766,16 @@ def test_optional_free_text_holding_only_what_a_required_value_holds_is_left_out
         assert grounding.arguments(SEARCH_CODE.name, made) == made
 
 
+def test_a_path_holding_only_what_another_value_holds_of_the_request_is_missing() -> None:
+    write = _tool(
+        "write_file", ["path", "content"], path={"type": "string"}, content={"type": "string"}
+    )
+    asked = Grounding.of([Message.user("Create a file with this content: 'hello world'")], [write])
+    assert asked.missing("write_file", {"path": "hello world", "content": "hello world"}) == "path"
+    named = Grounding.of([Message.user("Write 'hello world' to hello.txt")], [write])
+    assert named.missing("write_file", {"path": "hello.txt", "content": "hello world"}) is None
+
+
 def test_a_value_equal_to_the_tools_default_is_kept_as_it_changes_nothing() -> None:
     unread = Grounding.of([Message.user("any unread emails?")], [MAIL_SEARCH])
     assert unread.arguments(MAIL_SEARCH.name, {"maxResults": 10}) == {"maxResults": 10}

@@ -805,11 +805,12 @@ class Grounding:
         there is one: a number (no default) where the request (the last, which any results
         since answer) writes none, and the conversation never wrote that one ("convert my
         height to cm" is not 17 m); an identifier the conversation never wrote (see
-        `_made_up_identifier`); a date no user named, for a call that changes something; free
-        text that is its parameter's description ("the text to find" for "search the code"),
-        or an example of it where the request says more ("Asia/Tokyo" for Mumbai), the model
-        copying the documentation. The right reply asks for it, or looks it up
-        (`findable`)."""
+        `_made_up_identifier`); a path nobody wrote, or holding only what another of its
+        values holds (see `_repeats_required`); a date no user named, for a call that changes
+        something; free text that is its parameter's description ("the text to find" for
+        "search the code"), or an example of it where the request says more ("Asia/Tokyo" for
+        Mumbai), the model copying the documentation. The right reply asks for it, or looks it
+        up (`findable`)."""
         answering = self.answering
         request = self.request if answering is None else answering.request
         if request is None:
@@ -825,7 +826,11 @@ class Grounding:
         made_up += [
             name
             for name in sorted(parameters.paths)
-            if name in arguments and self._made_up_path(arguments[name], (tool, name))
+            if name in arguments
+            and (
+                self._made_up_path(arguments[name], (tool, name))
+                or self._repeats_required(parameters, name, arguments[name], arguments)
+            )
         ]
         made_up += [
             name
@@ -1086,13 +1091,16 @@ class Grounding:
     def _repeats_required(
         self, parameters: _Guessable, name: str, value: Any, arguments: Mapping[str, Any]
     ) -> bool:
-        """Whether optional free text holds only what a required parameter of the call holds
-        of the request, which writes it once (`RequestValues.repeats`): "*httpx*" as the files'
+        """Whether a value holds only what another required parameter of the call holds of
+        the request, which writes it once (`RequestValues.repeats`): "*httpx*" as the files'
         pattern of a code search for "httpx" narrows the search to files named so, which
-        nobody asked."""
+        nobody asked; "hello world" as the path of a file whose content is to be 'hello world'
+        is a file nobody named."""
         answering = self.answering
         request = self.request if answering is None else answering.request
-        required = [arguments[other] for other in parameters.required if other in arguments]
+        required = [
+            arguments[other] for other in parameters.required - {name} if other in arguments
+        ]
         return request is not None and request.repeats(value, required)
 
     def _documentation_only(self, parameters: _Guessable, value: Any) -> bool:
