@@ -35,6 +35,7 @@ _LISTED_WITHIN = 6
 """Words that may stand between two listed values ("solar energy for 12 months and wind")."""
 _QUOTED = re.compile(r"(?<!\w)(['\"])([^'\"\n]{2,80})\1(?!\w)")
 _WORD = re.compile(r"[^\W\d_]{4,}")
+_WORD_RUN = re.compile(r"[^\W_]+")
 """A word long enough to tell where a value came from, or which tool a request names."""
 # fmt: off
 FUNCTION_WORDS = frozenset([
@@ -66,19 +67,20 @@ def clauses(text: str, tool_names: Iterable[str] = ()) -> list[str]:
     given the tools, at "and" before the verb a tool's name opens with ("... and run the cache
     tests" for `run_tests`): the user asking for what that tool does."""
     parts = [text]
-    verbs = sorted({_name_verb(name) for name in tool_names} - {""})
+    verbs = sorted(
+        {words[0] for name in tool_names if (words := _WORD_RUN.findall(_spelled(name)))}
+    )
     if verbs:
-        before_verb = re.compile(rf"\s+and\s+(?=(?:{'|'.join(verbs)})\b)", re.IGNORECASE)
-        parts = before_verb.split(text)
+        verb = "|".join(map(re.escape, verbs))
+        parts = re.split(rf"\s+and\s+(?=(?:{verb})\b)", text, flags=re.IGNORECASE)
     return [
         clause.strip() for part in parts for clause in _CLAUSE_BREAK.split(part) if clause.strip()
     ]
 
 
-def _name_verb(tool: str) -> str:
-    """The first word of a tool's name, folded ("run" of `run_tests`, "send" of `sendEmail`)."""
-    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", tool).replace("_", " ").replace("-", " ").split()
-    return re.escape(words[0].lower()) if words else ""
+def _spelled(tool: str) -> str:
+    """A tool's name with its camelCase humps cut apart, folded ("send email" of `sendEmail`)."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", tool).lower()
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,7 +327,7 @@ def described_by(tools: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
 
 def _long_name_words(tool: str) -> frozenset[str]:
     """The words of a tool's name (camelCase split) long enough to be matched (`_WORD`)."""
-    return frozenset(_WORD.findall(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", tool).lower()))
+    return frozenset(_WORD.findall(_spelled(tool)))
 
 
 def _name_key(name: str) -> str:

@@ -313,15 +313,15 @@ class Grounding:
         """`arguments` without the optional ones the conversation never gave (but for those
         equal to the tool's default, which ask for nothing; a path counts as given as
         `_made_up_path` says: "tests" of a log's `path` for "what did Omar commit?" narrows
-        the log to a folder nobody named; free text holding only what a required parameter
-        holds of the request is no more given than that once), each option the conversation does
-        not mention swapped for the one other option the request names ("inbox" for "check my
-        archive"), with each list
-        holding every option cut down to the options it mentions, each percentage passed
-        whole to a `number` parameter as its fraction, each flag the request asks for this
-        call turned on (unless a call `earlier` in the reply, as name and arguments, already
-        asked the tool with it on), and each unit left to the tool's default given the one the
-        conversation writes for the call's numbers."""
+        the log to a folder nobody named; free text holding only what a required value of
+        the call holds of the request, which writes it once, is not given again), each option
+        the conversation does not mention swapped for the one other option the request names
+        ("inbox" for "check my archive"), with each list holding every option cut down to the
+        options it mentions, each percentage passed whole to a `number` parameter as its
+        fraction, each flag the request asks for this call turned on (unless a call `earlier`
+        in the reply, as name and arguments, already asked the tool with it on), and each unit
+        left to the tool's default given the one the conversation writes for the call's
+        numbers."""
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
         grounded: dict[str, Any] = {}
         for name, value in arguments.items():
