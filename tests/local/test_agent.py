@@ -276,6 +276,31 @@ def test_a_question_about_a_file_it_names_reads_the_file(qwen: LocalModel) -> No
     assert isinstance(result.output, str) and "0.4.2" in result.output
 
 
+def test_a_log_is_not_narrowed_to_a_path_nobody_named(qwen: LocalModel) -> None:
+    # The model narrows the log to "tests", which finds none of Omar's commits, and then logs
+    # "Omar Said" again with a file of his commit; the path is left out, and the second log
+    # only asks the first one's results again.
+    agent = toolset_agent(qwen, devbox)
+    result, corrections = run_with_corrections(agent, "what did Omar Said commit?")
+    assert [(r.call.name, r.call.arguments.get("author")) for r in result.calls] == [
+        ("git_log", "Omar")
+    ]
+    assert "path" not in result.calls[0].call.arguments
+    assert corrections[0] == (
+        "path='tests' left out: the conversation never gave it, so the tool's default applies",
+    )
+    assert isinstance(result.output, str) and "kmh_to_mph" in result.output
+
+
+def test_a_look_up_that_found_nothing_is_answered_so(qwen: LocalModel) -> None:
+    # The log of a path written as the file's name alone finds nothing; shown the conversation,
+    # the model listed commits it made up.
+    agent = toolset_agent(qwen, devbox)
+    result = agent.run_sync("Which commits touched cache.py?")
+    assert [r.result.content for r in result.calls] == ["[]"]
+    assert isinstance(result.output, str) and result.output.startswith("No commits")
+
+
 def test_a_file_nobody_named_is_asked_for(qwen: LocalModel) -> None:
     # "read the file" names none: the model's call with a path it made up ("weatherly/
     # weather.txt") is not run, and the reply asks which file (left to itself, the model asked
