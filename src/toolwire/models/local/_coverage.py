@@ -35,8 +35,9 @@ _LISTED_WITHIN = 6
 """Words that may stand between two listed values ("solar energy for 12 months and wind")."""
 _QUOTED = re.compile(r"(?<!\w)(['\"])([^'\"\n]{2,80})\1(?!\w)")
 _WORD = re.compile(r"[^\W\d_]{4,}")
-_WORD_RUN = re.compile(r"[^\W_]+")
 """A word long enough to tell where a value came from, or which tool a request names."""
+_WORD_RUN = re.compile(r"[^\W_]+")
+"""Any run of letters and digits: the words of a tool's name, its verb first."""
 # fmt: off
 FUNCTION_WORDS = frozenset([
     "what", "when", "where", "which", "whose", "with", "that", "this", "these", "those", "there",
@@ -79,7 +80,8 @@ def clauses(text: str, tool_names: Iterable[str] = ()) -> list[str]:
 
 
 def _spelled(tool: str) -> str:
-    """A tool's name with its camelCase humps cut apart, folded ("send email" of `sendEmail`)."""
+    """A tool's name with its camelCase humps cut apart, lower-cased ("send email" of
+    `sendEmail`)."""
     return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", tool).lower()
 
 

@@ -304,6 +304,13 @@ class Grounding:
             ),
         )
 
+    @property
+    def _answered_request(self) -> RequestValues | None:
+        """The request the calls since it answer, where results have come; else the request
+        the conversation ends with."""
+        answering = self.answering
+        return self.request if answering is None else answering.request
+
     def arguments(
         self,
         tool: str,
@@ -811,8 +818,7 @@ class Grounding:
         "search the code"), or an example of it where the request says more ("Asia/Tokyo" for
         Mumbai), the model copying the documentation. The right reply asks for it, or looks it
         up (`findable`)."""
-        answering = self.answering
-        request = self.request if answering is None else answering.request
+        request = self._answered_request
         if request is None:
             return None
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
@@ -1096,8 +1102,7 @@ class Grounding:
         pattern of a code search for "httpx" narrows the search to files named so, which
         nobody asked; "hello world" as the path of a file whose content is to be 'hello world'
         is a file nobody named."""
-        answering = self.answering
-        request = self.request if answering is None else answering.request
+        request = self._answered_request
         required = [
             arguments[other] for other in parameters.required - {name} if other in arguments
         ]
@@ -1167,8 +1172,7 @@ class Grounding:
     def _option_named(self, options: Iterable[str], arguments: Mapping[str, Any]) -> str | None:
         """The one option of `options` the request writes as a word, which no value of
         `arguments` is, if there is one: the value the user chose, as the schema spells it."""
-        answering = self.answering
-        request = self.request if answering is None else answering.request
+        request = self._answered_request
         if request is None:
             return None
         written = folded(request.text)
