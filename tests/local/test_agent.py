@@ -318,6 +318,18 @@ def test_a_file_nobody_named_is_asked_for(qwen: LocalModel) -> None:
     assert corrections[0] == ("dropped: 'path' is required, and the request gives no value for it",)
 
 
+def test_a_thing_the_first_request_refers_to_and_nobody_named_is_asked_for(
+    qwen: LocalModel,
+) -> None:
+    # Nothing comes before "open that test": the model ran the whole suite for it.
+    result, corrections = run_with_corrections(toolset_agent(qwen, devbox), "open that test")
+    assert not result.calls
+    assert isinstance(result.output, str) and result.output.startswith("Which test")
+    assert corrections[0] == (
+        "dropped: the request refers to 'that test', which nothing before it names",
+    )
+
+
 def test_an_email_address_nobody_gave_is_not_written_to(qwen: LocalModel) -> None:
     # "Email Lena" gives no address: the model's send_email to one it made up
     # ("Lena@lumenlabs.com") is not run; a look-up is tried in its place.

@@ -1106,10 +1106,10 @@ def test_an_answer_that_is_only_a_tool_name_is_written_again(
 
 
 def test_a_question_for_a_missing_identifier_or_file_names_the_thing_to_choose() -> None:
-    assert local_model._question_opening("order_id") == "Which order"
-    assert local_model._question_opening("eventId") == "Which event"
-    assert local_model._question_opening("path") == "Which file"
-    assert local_model._question_opening("file_name") == "Which file"
+    assert local_model._question_opening("order_id", None) == "Which order"
+    assert local_model._question_opening("eventId", None) == "Which event"
+    assert local_model._question_opening("path", None) == "Which file"
+    assert local_model._question_opening("file_name", None) == "Which file"
     # A number or free text is asked for in the model's own words, from the note.
-    assert local_model._question_opening("amount") == ""
-    assert local_model._question_opening("query") == ""
+    assert local_model._question_opening("amount", None) == ""
+    assert local_model._question_opening("query", None) == ""

@@ -63,7 +63,9 @@ takes email addresses: "email Lena" is not lena@example.com; the contacts may fi
 And so is a required date (an ISO date passed) of a call that changes something, where the user
 names no day, month or date: "Schedule a meeting with Marco" is not today at 10:00. And so is
 required free text that is its parameter's description ("the text to find" for "search the
-code"): the model copied the documentation.
+code"): the model copied the documentation. Where the request opens the conversation and
+refers to a thing nothing names ("What's 15% of it?", "open that test": see `_references`),
+every value is: the model cannot see what "it" is.
 
 The checks also say what a call the model writes on trial must hold to be kept: after results,
 a part of the request no call took up (`tools_left`, `takes_up_part`); after a follow-up, the
@@ -84,6 +86,7 @@ from ...messages import Message, ToolResult
 from ...tools import ToolDefinition
 from ._coverage import FUNCTION_WORDS, RequestValues, clauses, described_by, leaves
 from ._lists import listed_beside
+from ._references import unreferenced
 from ._relevance import last_question, last_request
 
 __all__ = [
@@ -239,6 +242,9 @@ class Grounding:
     request_files: tuple[str, ...] = ()
     """The files the request that `request_words` come from names ("pyproject.toml",
     "src/weatherly/cache.py"), as written."""
+    unreferenced: str | None = None
+    """Where the conversation opens with the request it ends with: the words that request
+    refers back with, which nothing before them names (see `unreferenced`)."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -295,6 +301,11 @@ class Grounding:
             request_words=_telling_words(conversation[asked].text) if asked is not None else (),
             request_names=_names_written(conversation[asked].text) if asked is not None else (),
             request_files=_files_written(conversation[asked].text) if asked is not None else (),
+            unreferenced=(
+                unreferenced(last.text)
+                if last is not None and all(m.role == "system" for m in conversation[:-1])
+                else None
+            ),
             described=described_by((tool.name, tool.description) for tool in tools),
             units=_units_named(text),
             returned=tuple(
@@ -817,11 +828,15 @@ class Grounding:
         something; free text that is its parameter's description ("the text to find" for
         "search the code"), or an example of it where the request says more ("Asia/Tokyo" for
         Mumbai), the model copying the documentation. The right reply asks for it, or looks it
-        up (`findable`)."""
+        up (`findable`). Where the request opens the conversation and refers to what nothing
+        names ("What's 15% of it?"), any value the call passes for it is made up: a required
+        parameter is missing (or, where none is required, the first it passes)."""
         request = self._answered_request
         if request is None:
             return None
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        if self.unreferenced is not None:
+            return min(parameters.required, default=next(iter(arguments), None))
         needed = () if request.numbers else sorted(parameters.needed)
         made_up = [name for name in needed if self._made_up_number(arguments.get(name))]
         made_up += [
@@ -933,7 +948,10 @@ class Grounding:
         """Whether the value of a parameter `missing` found may be looked up with another tool
         before the user is asked for it: an identifier ("cancel the dentist" names the event
         to find), or the path of a file to read ("the file with the failing test"); not a
-        number only the user knows, nor where to write a new file."""
+        number only the user knows, nor where to write a new file, nor what a request refers
+        to that nothing names."""
+        if self.unreferenced is not None:
+            return False
         parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
         if parameter in parameters.paths:
             return tool not in self.changing

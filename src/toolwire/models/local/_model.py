@@ -412,9 +412,10 @@ class LocalModel:
             return self._grammar(loaded, request, tools)
 
         def ask_prompt(tool: str, parameter: str) -> tuple[list[int], str]:
-            asking = _asking(request, tool, parameter)
+            reference = plan.grounding.unreferenced if plan.grounding is not None else None
+            asking = _asking(request, _what_is_missing(request, tool, parameter, reference))
             prompt = self.render(asking, dated=False)
-            opening = _question_opening(parameter)
+            opening = _question_opening(parameter, reference)
             return engine.tokenize(prompt + opening, add_bos=add_bos), opening
 
         values = _request_values(request) if plan.grammar is not None else None
@@ -541,31 +542,42 @@ def _follow_up(request: ModelRequest, grounding: Grounding | None) -> tuple[Tool
     return tuple(grounding.held_to_files(tool) for tool in request.tools if offered(tool))
 
 
-def _asking(request: ModelRequest, tool: str, parameter: str) -> ModelRequest:
+def _asking(request: ModelRequest, what: str) -> ModelRequest:
     """The conversation up to the user's last request, with a note after it: it does not say
-    the value of the tool's `parameter` (as its description puts it; for an identifier, which
-    thing it identifies), which the reply is to ask for."""
+    `what` (see `_what_is_missing`), which the reply is to ask for."""
     asked = last_question(request.messages)
     assert asked is not None, "a value is missing only from a request the conversation has"
     question = request.messages[asked].text
-    note = ASK_FOR_VALUE.format(what=_what_is_missing(request, tool, parameter))
+    note = ASK_FOR_VALUE.format(what=what)
     messages = (*request.messages[:asked], Message.user(f"{question}\n\n{note}"))
     return dataclasses.replace(request, messages=messages)
 
 
-def _question_opening(parameter: str) -> str:
+def _question_opening(parameter: str, reference: str | None) -> str:
     """What the question asking for `parameter` begins with: for an identifier, "Which" and
     the thing it identifies ("Which order"), the words of the note asking for it; for a file's
-    path, "Which file". Told the request does not say which order, a small model still asks
-    "What order do you want to refund?", or for a shipment "What is your order?"."""
+    path, "Which file"; where the request refers to a thing nothing names (`reference`),
+    "Which" and that thing ("Which test" for "that test"), or what a pronoun is ('What is
+    "it"'). Told the request does not say which order, a small model still asks "What order do
+    you want to refund?", or for a shipment "What is your order?"; told it does not say what
+    "it" refers to, it asks "What is 15% of it?" or "What is the current time?"."""
+    if reference is not None:
+        thing = _thing_referred_to(reference)
+        return f"Which {thing}" if thing else f'What is "{reference}"'
     thing = identified(parameter) or ("file" if takes_a_file(parameter) else None)
     return f"Which {thing}" if thing else ""
 
 
-def _what_is_missing(request: ModelRequest, tool: str, parameter: str) -> str:
-    """The value of the tool's `parameter`, as the note asking for it names it: which thing an
+def _what_is_missing(
+    request: ModelRequest, tool: str, parameter: str, reference: str | None
+) -> str:
+    """The value of the tool's `parameter`, as the note asking for it names it: where the
+    request refers to a thing nothing names (`reference`), that thing; which thing an
     identifier identifies (nobody knows an id by heart: told the request does not say "the
     order's id", a small model asks for the id), else the parameter's description."""
+    if reference is not None:
+        thing = _thing_referred_to(reference)
+        return f"which {thing}" if thing else f'what "{reference}" refers to'
     if thing := identified(parameter):
         return f"which {thing}"
     schema = next((t.parameters for t in request.tools if t.name == tool), {})
@@ -576,6 +588,12 @@ def _what_is_missing(request: ModelRequest, tool: str, parameter: str) -> str:
     if isinstance(described, str) and described.strip():
         return described.strip().rstrip(".")
     return f"the {parameter}"
+
+
+def _thing_referred_to(reference: str) -> str | None:
+    """The thing a reference names ("test" of "that test"), None for a pronoun ("it")."""
+    words = reference.split()
+    return words[-1] if len(words) > 1 else None
 
 
 def _request_values(request: ModelRequest) -> RequestValues | None:

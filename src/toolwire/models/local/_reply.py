@@ -291,7 +291,7 @@ class Reply:
                     seen.add(call.key)
                     if not written and (missing := self._missing(call)):
                         self.asking = (str(call.name), missing)
-                        why = _missing_why(missing)
+                        why = _missing_why(missing, self.plan.grounding)
                         if self._findable(call, missing):
                             self.unfounded.add(str(call.name))
                         elif missing in (described := self._copied_documentation(call)):
@@ -999,7 +999,9 @@ def _dropped(name: Any, written: Any, why: str) -> CallCorrected:
     return CallCorrected(name=name, written=written, index=None, changes=(f"dropped: {why}",))
 
 
-def _missing_why(parameter: str) -> str:
+def _missing_why(parameter: str, grounding: Grounding | None) -> str:
+    if grounding is not None and grounding.unreferenced is not None:
+        return f"the request refers to {grounding.unreferenced!r}, which nothing before it names"
     return f"{parameter!r} is required, and the request gives no value for it"
 
 
