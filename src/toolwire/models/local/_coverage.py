@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["FUNCTION_WORDS", "RequestValues", "clauses", "described_by", "leaves"]
+__all__ = ["FUNCTION_WORDS", "RequestValues", "clauses", "described_by", "leaves", "spelled_out"]
 
 _NUMBER = re.compile(r"(?<![\w.^])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d^]|\.\d)(%?)")
 """A number: not the end of a name (`x2`, `v1`) or an exponent (`x^2`); with thousands
@@ -37,6 +37,7 @@ _QUOTED = re.compile(r"(?<!\w)(['\"])([^'\"\n]{2,80})\1(?!\w)")
 _WORD = re.compile(r"[^\W\d_]{4,}")
 """A word long enough to tell where a value came from, or which tool a request names."""
 _WORD_RUN = re.compile(r"[^\W_]+")
+_CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
 """Any run of letters and digits: the words of a tool's name, its verb first."""
 # fmt: off
 FUNCTION_WORDS = frozenset([
@@ -69,7 +70,7 @@ def clauses(text: str, tool_names: Iterable[str] = ()) -> list[str]:
     tests" for `run_tests`): the user asking for what that tool does."""
     parts = [text]
     verbs = sorted(
-        {words[0] for name in tool_names if (words := _WORD_RUN.findall(_spelled(name)))}
+        {words[0] for name in tool_names if (words := _WORD_RUN.findall(spelled_out(name)))}
     )
     if verbs:
         verb = "|".join(map(re.escape, verbs))
@@ -79,10 +80,10 @@ def clauses(text: str, tool_names: Iterable[str] = ()) -> list[str]:
     ]
 
 
-def _spelled(tool: str) -> str:
-    """A tool's name with its camelCase humps cut apart, lower-cased ("send email" of
-    `sendEmail`)."""
-    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", tool).lower()
+def spelled_out(name: str) -> str:
+    """A tool's or a parameter's name as words, lower-cased: "send email" of `sendEmail` and
+    of `send_email`."""
+    return _CAMEL_HUMP.sub(" ", name).replace("_", " ").lower()
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,7 +330,7 @@ def described_by(tools: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
 
 def _long_name_words(tool: str) -> frozenset[str]:
     """The words of a tool's name (camelCase split) long enough to be matched (`_WORD`)."""
-    return frozenset(_WORD.findall(_spelled(tool)))
+    return frozenset(_WORD.findall(spelled_out(tool)))
 
 
 def _name_key(name: str) -> str:

@@ -84,7 +84,14 @@ from typing import Any
 from ...builtin._units import known_unit
 from ...messages import Message, ToolResult
 from ...tools import ToolDefinition
-from ._coverage import FUNCTION_WORDS, RequestValues, clauses, described_by, leaves
+from ._coverage import (
+    FUNCTION_WORDS,
+    RequestValues,
+    clauses,
+    described_by,
+    leaves,
+    spelled_out,
+)
 from ._lists import listed_beside
 from ._references import unreferenced
 from ._relevance import last_question, last_request
@@ -143,7 +150,6 @@ _FILE_NAME = re.compile(r"(?=.{4})(?:[\w.-]*\w(?:/[\w.-]+)+/?|[\w.-]*\w\.[A-Za-z
 """A file named by its folders ("src/weatherly/cache.py") or its extension ("pyproject.toml";
 not "e.g")."""
 _FILE_TRIMMED = "\"'`()[],;:?!."
-_CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
 _WRITTEN_WORD = re.compile(r"\w+")
 _IDENTIFIER_WORDS = frozenset(["id", "ids"])
 _IDENTIFIER_NAME = re.compile(r"(?:^|[_-])(?:id|ID)s?$|[a-z](?:Id|ID)s?$")
@@ -1087,7 +1093,7 @@ class Grounding:
         name = _PATH_SEPARATOR.split(value.strip().rstrip("/\\"))[-1]
         if folded(value) in self.said or (name and folded(name) in self.said):
             return False
-        naming = set(_NAME_BREAKS.split(_spelled_out(" ".join(names)).casefold()))
+        naming = set(_NAME_BREAKS.split(spelled_out(" ".join(names)).casefold()))
         stem = name.split(".")[0].casefold()
         return stem in naming or stem not in {word.casefold() for word in self.request_words}
 
@@ -1152,7 +1158,7 @@ class Grounding:
         """Whether the conversation mentions a word of the flag's name ("first" for `first`,
         "homemade" for `isHomemade`), or two telling words of what its description says it does
         ("the match statistics" for "include match statistics like possession")."""
-        return self.mentions(_CAMEL_HUMP.sub(" ", name)) or len(flag.cues & self.stems) >= 2
+        return self.mentions(spelled_out(name)) or len(flag.cues & self.stems) >= 2
 
     def asks_here(self, name: str, flag: _Flag, arguments: Mapping[str, Any]) -> bool:
         """Whether the request asks for the flag (`asks_for`) nearer to a value of `arguments`
@@ -1185,7 +1191,7 @@ class Grounding:
                 for at in re.finditer(rf"(?<!\w){re.escape(stem)}", text)
             ]
 
-        return found(_stems(_CAMEL_HUMP.sub(" ", name))) or found(flag.cues)
+        return found(_stems(spelled_out(name))) or found(flag.cues)
 
     def _option_named(self, options: Iterable[str], arguments: Mapping[str, Any]) -> str | None:
         """The one option of `options` the request writes as a word, which no value of
@@ -1416,14 +1422,9 @@ def found_nothing(result: ToolResult) -> bool:
 
 def _takes_addresses(name: str, schema: Mapping[str, Any]) -> bool:
     """Whether a parameter's name or description says it takes email addresses."""
-    return bool(_EMAIL.search(_spelled_out(name))) or bool(
+    return bool(_EMAIL.search(spelled_out(name))) or bool(
         _EMAIL.search(str(schema.get("description", "")))
     )
-
-
-def _spelled_out(name: str) -> str:
-    """A name as words: "file_name" and "fileName" as "file name"."""
-    return _CAMEL_HUMP.sub(" ", name).replace("_", " ")
 
 
 def identified(parameter: str) -> str | None:
@@ -1432,7 +1433,7 @@ def identified(parameter: str) -> str | None:
     if not _IDENTIFIER_NAME.search(parameter):
         return None
     words = [
-        word for word in folded(_spelled_out(parameter)).split() if word not in _IDENTIFIER_WORDS
+        word for word in folded(spelled_out(parameter)).split() if word not in _IDENTIFIER_WORDS
     ]
     return " ".join(words) or None
 
@@ -1444,7 +1445,7 @@ def takes_a_file(parameter: str) -> bool:
 
 def _name_words(name: str) -> set[str]:
     """The words of a tool's or a parameter's name, folded ("searchNotes": search, notes)."""
-    return set(folded(_spelled_out(name)).split())
+    return set(folded(spelled_out(name)).split())
 
 
 def _clauses_picked(
