@@ -1117,6 +1117,53 @@ def test_the_part_left_is_the_clause_naming_a_tool_left_or_holding_a_value_left(
     assert grounding.part_left(request, [log]) == "Show me Maya Lin's last 2 commits"
 
 
+def test_a_clause_writing_a_name_no_call_holds_is_left_for_the_tools_called() -> None:
+    @tool(side_effect="read_only")
+    def search_products(query: str) -> str:
+        """Search the catalogue."""
+        return query
+
+    @tool(side_effect="destructive")
+    def delete_product(name: str) -> str:
+        """Remove a product."""
+        return name
+
+    @tool(side_effect="read_only")
+    def list_events(date: str) -> str:
+        """The calendar's events on a day."""
+        return date
+
+    tools = [search_products.definition, delete_product.definition, list_events.definition]
+
+    def named(question: str, call: ToolCall) -> tuple[str, list[str]] | None:
+        grounding = Grounding.of(_answered(question, call, "[...]"), tools)
+        left = grounding.named_left(question, tools)
+        return None if left is None else (left[0], [tool.name for tool in left[1]])
+
+    def search(query: str) -> ToolCall:
+        return ToolCall(id="c1", name="search_products", arguments={"query": query})
+
+    asked = "Is the AeroPress Go in stock, and how much is the Hario Buono kettle?"
+    assert named(asked, search("Hario Buono kettle")) == (
+        "Is the AeroPress Go in stock",
+        ["search_products"],  # the tool called, and never one that destroys
+    )
+    assert named("Is the AeroPress Go in stock? And the Hario kettle?", search("AeroPress Go")) == (
+        "And the Hario kettle?",
+        ["search_products"],
+    )
+    # One clause, every name held, or each clause left: nothing.
+    assert named("How much is the AeroPress Go and the Hario kettle?", search("Hario")) is None
+    assert named("Find the AeroPress Go. Then find the Hario", search("aeropress go hario")) is None
+    assert named("Find the AeroPress Go. Then find the Hario", search("kettle")) is None
+    # A day's or a month's name is held as a date.
+    on_the_19th = ToolCall(id="c1", name="list_events", arguments={"date": "2026-03-19"})
+    assert named("What do I have on March 19? And on Monday?", on_the_19th) is None
+    # A new request is the model's to read.
+    grounding = Grounding.of([Message.user(asked)], tools)
+    assert grounding.named_left(asked, tools) is None
+
+
 def test_a_required_date_nobody_named_is_missing_only_from_a_call_that_changes_something() -> None:
     @tool(side_effect="idempotent")
     def create_event(title: str, date: str, start_time: str) -> str:

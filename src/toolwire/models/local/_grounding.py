@@ -68,10 +68,10 @@ refers to a thing nothing names ("What's 15% of it?", "open that test": see `_re
 every value is: the model cannot see what "it" is.
 
 The checks also say what a call the model writes on trial must hold to be kept: after results,
-a part of the request no call took up (`tools_left`, `takes_up_part`); after a follow-up, the
-same tool asked again for what the follow-up says (`follows_up`); in place of a first call that
-passed an identifier nobody gave, a look-up of something the request says beyond the action
-(`looks_up`).
+a part of the request no call took up (`tools_left`, `named_left`, `takes_up_part`); after a
+follow-up, the same tool asked again for what the follow-up says (`follows_up`); in place of a
+first call that passed an identifier nobody gave, a look-up of something the request says
+beyond the action (`looks_up`).
 """
 
 from __future__ import annotations
@@ -533,6 +533,39 @@ class Grounding:
             lambda values: bool(values.unused(answering.made)),
         )
         return request if left is None else " ".join(left)
+
+    def named_left(
+        self, request: str, tools: Sequence[ToolDefinition]
+    ) -> tuple[str, list[ToolDefinition]] | None:
+        """After tool results, the clauses of `request` (the text the results answer) that
+        write a name no call since holds (not a day's or a month's, which a call holds as a
+        date), where they are not every clause, with the tools those calls used (none
+        destructive), for a call written on trial: the request asks a tool it used again, of
+        another thing ("Is the AeroPress Go in stock" after the search for "how much is the
+        Hario Buono kettle"), and a small model answers the part it called for. None where no
+        clause is left so."""
+        answering = self.answering
+        if answering is None:
+            return None
+        held = [folded(value) for value in leaves(answering.made) if isinstance(value, str)]
+        left = [
+            name
+            for name in self.request_names
+            if not _DAY_NAMED.fullmatch(name) and not any(folded(name) in value for value in held)
+        ]
+        used = [
+            tool
+            for tool in tools
+            if tool.name in answering.calls and tool.side_effect != "destructive"
+        ]
+        if not left or not used:
+            return None
+        parts = clauses(request, list(self.guessable))
+        written = [re.compile(rf"(?<!\w){re.escape(name)}(?!\w)") for name in left]
+        picked = [part for part in parts if any(name.search(part) for name in written)]
+        if not picked or len(picked) == len(parts):
+            return None
+        return " ".join(picked), used
 
     def _about(self, request: RequestValues, tool: str) -> bool:
         """Whether `request` writes a word of the tool's name or documentation, long enough to

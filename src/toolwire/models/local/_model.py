@@ -505,9 +505,12 @@ class LocalModel:
             return None
         text = request.messages[asked].text
         tools = [*grounding.listed_left(text, request.tools), *grounding.tools_left(request.tools)]
-        if not tools:
+        if tools:
+            part = grounding.part_left(text, tools)
+        elif named := grounding.named_left(text, request.tools):
+            part, tools = named
+        else:
             return None
-        part = grounding.part_left(text, tools)
         return PartLeft((*request.messages[:asked], Message.user(part)), tuple(tools))
 
     def _grammar(

@@ -109,9 +109,9 @@ class Plan:
 @dataclass(frozen=True, slots=True)
 class PartLeft:
     """A part of the request that no call took up after its results (see
-    `Grounding.tools_left`): asked of the model alone, with those tools alone, since after
-    results a small model hands its last tool its own result, or gives the tool its default
-    ("UTC" for the time in Tokyo)."""
+    `Grounding.tools_left`, `Grounding.named_left`): asked of the model alone, with those tools
+    alone, since after results a small model hands its last tool its own result, or gives the
+    tool its default ("UTC" for the time in Tokyo)."""
 
     messages: tuple[Message, ...]
     """The conversation up to the request, which ends with the part left of it (see
