@@ -2114,10 +2114,24 @@ def test_a_look_up_that_found_nothing_for_several_words_is_asked_again_with_fewe
     (narrower,) = fewer(chloe)
     query = narrower.parameters["properties"]["query"]
     pattern = re.compile(query["pattern"])
-    assert pattern.fullmatch("Chloe") and pattern.fullmatch("candidate's portfolio")
-    assert not pattern.fullmatch("Chloe candidate's portfolio")  # all of them found nothing
+    assert pattern.fullmatch("Chloe") and pattern.fullmatch("candidate portfolio")
     assert not pattern.fullmatch("Chloe portfolio")  # a run, in the order written
     assert not pattern.fullmatch("Marco")
+    # A possessive is held to the word alone, which finds whatever it finds: so all the words
+    # may be asked again, and one word alone.
+    assert not pattern.fullmatch("candidate's portfolio")
+    assert pattern.fullmatch("Chloe candidate portfolio")
+    plain = dataclasses.replace(chloe, arguments={"query": "Chloe, the portfolio"})
+    (fewer_only,) = fewer(plain)
+    # Without one, all of them found nothing.
+    assert not re.fullmatch(
+        fewer_only.parameters["properties"]["query"]["pattern"], "Chloe portfolio"
+    )
+    tom = ToolCall(id="c1", name="search_contacts", arguments={"query": "Tom’s budget review"})
+    (again,) = fewer(tom)
+    assert re.fullmatch(again.parameters["properties"]["query"]["pattern"], "Tom budget review")
+    (alone,) = fewer(dataclasses.replace(tom, arguments={"query": "Tom's"}))
+    assert re.fullmatch(alone.parameters["properties"]["query"]["pattern"], "Tom")
     assert narrower.parameters["properties"]["limit"] == {
         "default": 10,
         "description": "at most this many",

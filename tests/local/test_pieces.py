@@ -27,6 +27,7 @@ from toolwire.messages import Message, TextPart, ToolCall, ToolResult
 from toolwire.models.local import LocalModel
 from toolwire.models.local._calls import default_scanner
 from toolwire.models.local._engine import (
+    _LONGEST_RUN,
     LOOP_REPEATS,
     Contrast,
     Engine,
@@ -285,9 +286,11 @@ def test_a_stretch_written_over_and_over_is_a_loop() -> None:
     four = '"Breakfast", "Gym", "Wi-Fi", "Parking", '
     assert _looping('{"amenities": [' + four * LOOP_REPEATS)
     assert not _looping(four * (LOOP_REPEATS - 1) + '"Breakfast", "Gym"')
-    # A run of one character is a number, a rule or padding, however long.
+    # A run of one character is a number, a rule or padding, unless it runs on past them all.
     assert not _looping('{"address": "0x' + "0" * 40)
     assert not _looping("-" * 200)
+    assert not _looping('{"expression": "5570 * 11.5 / 1' + "0" * (_LONGEST_RUN - 1))
+    assert _looping('{"expression": "5570 * 11.5 / 1' + "0" * _LONGEST_RUN)
 
 
 @given(st.text(min_size=2, max_size=8), st.integers(0, 3 * LOOP_REPEATS))

@@ -565,11 +565,19 @@ class Engine:
 
 _LONGEST_LOOP = 100
 _LOOP_REACH = _LONGEST_LOOP * LOOP_REPEATS
+_LONGEST_RUN = 256
+"""Times one character may be written back to back before the generation is cut as a loop: a
+number, a rule or padding is a run of one character far shorter (an address of 40 zeros, a
+rule of 200 dashes), while a small model stuck on "0" fills a calculator's expression with
+zeros to the token limit."""
 
 
 def _looping(text: str) -> bool:
     """Whether `text` ends with a stretch of 2 to `_LONGEST_LOOP` characters, not all one
-    character (a run of zeros is a number, of dashes a rule), written LOOP_REPEATS times over."""
+    character (a run of zeros is a number, of dashes a rule), written LOOP_REPEATS times over, or
+    with one character written `_LONGEST_RUN` times."""
+    if len(text) >= _LONGEST_RUN and text.endswith(text[-1] * _LONGEST_RUN):
+        return True
     longest = min(_LONGEST_LOOP, len(text) // LOOP_REPEATS)
     return any(
         len(set(stretch := text[-size:])) > 1 and text.endswith(stretch * LOOP_REPEATS)

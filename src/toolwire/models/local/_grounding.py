@@ -92,7 +92,7 @@ from ._coverage import (
     leaves,
     spelled_out,
 )
-from ._lists import listed_beside
+from ._lists import POSSESSIVE, listed_beside
 from ._references import unreferenced
 from ._relevance import last_question, last_request
 
@@ -777,8 +777,11 @@ class Grounding:
         held to a run of fewer of them, for a call written on trial: a small model passes a
         search the request's words whole ("Chloe, candidate's portfolio", "cache tests"), which
         a search wanting every word finds nowhere, and shown that, answers that there is
-        nothing rather than asking again with less. Asked once: a search that finds nothing
-        with fewer words either is the answer."""
+        nothing rather than asking again with less. A word written as a possessive is held to
+        the word alone ("Tom" of "Tom's budget review"), which any search finding the
+        possessive finds too, so that text of one such word is asked again, and the run may
+        hold them all. Asked once: a search that finds nothing with fewer words either is the
+        answer."""
         answering = self.answering
         if answering is None:
             return []
@@ -800,7 +803,10 @@ class Grounding:
                 if name not in identifiers
                 and _free_text(properties.get(name))
                 and isinstance(value, str)
-                and len(words := _searched_words(value)) > 1
+                and (
+                    len(words := _searched_words(value)) > 1
+                    or any(POSSESSIVE.search(word) for word in words)
+                )
             }
             if patterns:
                 narrower.append(_held_to_patterns(tool, patterns, properties))
@@ -1613,10 +1619,13 @@ _TRIMMED = ",;:!?\"'()[]"
 
 
 def _fewer_of(words: Sequence[str]) -> str:
-    """A pattern for a run of fewer of `words` than all, in their order."""
+    """A pattern for a run of fewer of `words` than all, in their order, each possessive
+    written as the word alone; of all of them, where that leaves out a possessive."""
+    bare = [POSSESSIVE.sub("", word) or word for word in words]
+    longest = len(words) if bare != list(words) else len(words) - 1
     runs = [
-        _literal_words(words[start : start + size])
-        for size in range(len(words) - 1, 0, -1)
+        _literal_words(bare[start : start + size])
+        for size in range(longest, 0, -1)
         for start in range(len(words) - size + 1)
     ]
     return f"^({'|'.join(runs)})$"

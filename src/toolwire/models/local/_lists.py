@@ -19,13 +19,14 @@ from collections.abc import Sequence
 
 from ._coverage import FUNCTION_WORDS
 
-__all__ = ["listed_beside"]
+__all__ = ["POSSESSIVE", "listed_beside"]
 
 _FINAL_JOINTS = frozenset(["and", "or", "&"])
 _BREAKS = frozenset(";:?!.")
 _TRAILING = ",;:?!."
 _QUOTES = "\"'()[]`"
-_POSSESSIVE = re.compile("['\u2019]s$")
+POSSESSIVE = re.compile("['\u2019]s$")
+"""A possessive's ending ("'s" of "Marco's"), which no name or word searched for holds."""
 # fmt: off
 _SMALL_WORDS = frozenset([
     "a", "an", "the", "to", "of", "in", "on", "at", "for", "by", "as", "me", "my", "it", "its",
@@ -112,7 +113,7 @@ def _item_ending(tokens: Sequence[str], end: int, kinds: Sequence[str]) -> list[
         run: list[str] = []
         while end - len(run) > 0 and len(run) < _LONGEST_NAME:
             token = tokens[end - len(run) - 1]
-            if _kind(_bare(token)) != "name" or (_POSSESSIVE.search(token) and run):
+            if _kind(_bare(token)) != "name" or (POSSESSIVE.search(token) and run):
                 break
             run.insert(0, token)
         return run or None
@@ -131,7 +132,7 @@ def _item_starting(tokens: Sequence[str], start: int, kinds: Sequence[str]) -> l
             if _kind(_bare(token)) != "name":
                 break
             run.append(token)
-            if _POSSESSIVE.search(token):
+            if POSSESSIVE.search(token):
                 break
         return run or None
     end = start + len(kinds)
@@ -172,4 +173,4 @@ def _tokens(text: str) -> list[str]:
 
 def _bare(token: str) -> str:
     """`token` without a possessive "'s"."""
-    return _POSSESSIVE.sub("", token)
+    return POSSESSIVE.sub("", token)
