@@ -1619,8 +1619,9 @@ _TRIMMED = ",;:!?\"'()[]"
 
 
 def _fewer_of(words: Sequence[str]) -> str:
-    """A pattern for a run of fewer of `words` than all, in their order, each possessive
-    written as the word alone; of all of them, where that leaves out a possessive."""
+    """A pattern for a run of `words` in their order, each possessive written as the word
+    alone: fewer of them than all, or all of them where a possessive is left out (a wider
+    search than the one made)."""
     bare = [POSSESSIVE.sub("", word) or word for word in words]
     longest = len(words) if bare != list(words) else len(words) - 1
     runs = [
