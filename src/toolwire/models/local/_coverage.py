@@ -37,8 +37,9 @@ _QUOTED = re.compile(r"(?<!\w)(['\"])([^'\"\n]{2,80})\1(?!\w)")
 _WORD = re.compile(r"[^\W\d_]{4,}")
 """A word long enough to tell where a value came from, or which tool a request names."""
 _WORD_RUN = re.compile(r"[^\W_]+")
-_CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
 """Any run of letters and digits: the words of a tool's name, its verb first."""
+_CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
+"""Where a camelCase name goes on to its next word ("send|Email")."""
 # fmt: off
 FUNCTION_WORDS = frozenset([
     "what", "when", "where", "which", "whose", "with", "that", "this", "these", "those", "there",
