@@ -15,8 +15,9 @@ from toolwire.builtin._units import known_unit
 from toolwire.messages import Message, ToolCall, ToolResult
 from toolwire.models.local._coverage import described_by
 from toolwire.models.local._formats import BARE_JSON, HERMES, PROMPTED, call_key
-from toolwire.models.local._grounding import Grounding, changes, identified
+from toolwire.models.local._grounding import Grounding, changes
 from toolwire.models.local._reply import _Call, _WholeCalls
+from toolwire.models.local._schema_reading import identified
 from toolwire.tools import ToolDefinition
 
 SCHEDULE = ToolDefinition(

@@ -82,36 +82,46 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...builtin._units import known_unit
-from ...messages import Message, ToolResult
+from ...messages import Message
 from ...tools import ToolDefinition
-from ._coverage import (
-    FUNCTION_WORDS,
-    RequestValues,
-    clauses,
-    described_by,
-    leaves,
-    spelled_out,
-)
+from ._answering import Answering, answering_of, echoes, writes_whole
+from ._coverage import RequestValues, clauses, described_by, leaves, spelled_out
 from ._lists import POSSESSIVE, listed_beside
+from ._patterns import UNWRITABLE, fewer_of, held_to_patterns, literal_words, searched_words
 from ._references import unreferenced
 from ._relevance import last_question, last_request
+from ._schema_reading import (
+    NOTHING_GUESSABLE,
+    Flag,
+    Guessable,
+    Unit,
+    documented_examples,
+    free_text,
+    guessable_of,
+    identified,
+    name_words,
+    scalar,
+    takes_a_file,
+)
+from ._wording import (
+    DIGITS,
+    NUMBER,
+    STEM,
+    TELLING_WORD,
+    files_written,
+    folded,
+    measures,
+    names_written,
+    negated,
+    percentages,
+    stems,
+    telling_words,
+    unit_roots,
+    units_named,
+)
 
-__all__ = [
-    "Grounding",
-    "changes",
-    "folded",
-    "found_nothing",
-    "identified",
-    "takes_a_file",
-    "without_examples",
-]
+__all__ = ["Grounding", "changes"]
 
-_SEPARATORS = re.compile(r"[\W_]+")
-_NOTHING_FOUND = frozenset(["", "[]", "{}", "null", '""'])
-"""What a tool returns that found nothing."""
-_TELLING_WORD = 4
-"""Characters a word needs to show on its own that a value came from the conversation."""
-_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
 _NUMBER_WORDS = re.compile(
     r"\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|"
     r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|"
@@ -124,18 +134,9 @@ _ORDINAL_MARKER = re.compile(
 )
 """An ordinal opening a sentence to mark a step ("First, I'd like..."): it stands for no
 number."""
-_DIGITS = re.compile(r"\d+")
 _TELLING_NUMBER = re.compile(r"(?!10*$)[1-9]\d+")
 """A number an example holds that a copy can be told by: two digits or more, not a power of
 ten (which any calculation may hold)."""
-_QUOTED_EXAMPLE = re.compile(r"\"([^\"\n]{1,80})\"|'([^'\n]{1,80})'|`([^`\n]{1,80})`")
-"""A value a description quotes."""
-_PERCENTAGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|percent\b)")
-_FRACTION = re.compile(
-    r"\bfraction|\bdecimal\b|\bbetween 0(?:\.0+)? and 1\b|\b0(?:\.0+)? ?(?:to|-) ?1(?:\.0+)?\b",
-    re.IGNORECASE,
-)
-"""What a `number` parameter's description says when it takes a fraction, not a percentage."""
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?\S*)?")
 _DAY_NAMED = re.compile(
     r"\b(?:today|tonight|tomorrow|yesterday|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
@@ -146,49 +147,12 @@ _DAY_NAMED = re.compile(
 )
 """A day, a month or a date named: where the user names none, a date passed to an optional
 filter is made up."""
-_FILE_NAME = re.compile(r"(?=.{4})(?:[\w.-]*\w(?:/[\w.-]+)+/?|[\w.-]*\w\.[A-Za-z][A-Za-z0-9]{0,7})")
-"""A file named by its folders ("src/weatherly/cache.py") or its extension ("pyproject.toml";
-not "e.g")."""
-_FILE_TRIMMED = "\"'`()[],;:?!."
-_WRITTEN_WORD = re.compile(r"\w+")
-_IDENTIFIER_WORDS = frozenset(["id", "ids"])
-_IDENTIFIER_NAME = re.compile(r"(?:^|[_-])(?:id|ID)s?$|[a-z](?:Id|ID)s?$")
-"""What the name of a parameter taking an identifier ends with: "id", "order_id", "eventId"."""
-_PATH_NAME = re.compile(
-    r"(?:^|[_-])(?:path|file|file_?(?:[nN]ame|[pP]ath))$|[a-z](?:Path|File|File(?:Name|Path))$"
-)
-"""What the name of a parameter taking a file's path ends with: "path", "file_name", "srcFile"."""
 _PATH_SEPARATOR = re.compile(r"[\\/]")
-_EMAIL = re.compile(r"\be-?mail\b", re.IGNORECASE)
-"""What the name or description of a parameter taking email addresses says."""
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _NAME_BREAKS = re.compile(r"[\W_]+")
-_NEGATION = re.compile(r"\b(?:not|no|without|never)\b|n't\b")
 _VARIATION = re.compile(r"\b(?:not|no|without|never|if|whether|unless)\b|n't\b")
 """What turns a flag off or makes it a condition: "what if the process is not isothermal", "and
 then the shortest distance if we allow transfer"."""
-_CLAUSE_END = re.compile(r"[.?!,;:]")
-_NEGATION_REACH = 40
-"""Characters before a mention of a flag, within its clause, where a negation turns it down
-("I don't need the full text", "if we do not include the impact of human activities")."""
-_SENTENCE_OPENING = re.compile(r"(?:^|[.!?:]\s+|\n)\W*$")
-"""Where the text before a word ends, that word opens a sentence."""
-_STEM = 5
-"""Letters two words must begin with alike for one to mention the other (an option's plural,
-say)."""
-_MEASURE = re.compile(r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?)\s?((?:[^\W\d_][\w/²³]*[ \t]*){1,3})")
-"""A number and the (up to three) words after it, where a unit may be."""
-_COINED = re.compile(r"[a-z0-9]_[a-z0-9]|[a-z][A-Z]")
-"""A name coined for a schema, not written by people: snake_case or camelCase."""
-_UNIT_WORD = re.compile(r"[^\W\d_][\w/²³]*|°\w*")
-"""A word that may name a unit, or a part of one ("km/h", "ft²", "°F")."""
-_DEFAULT_UNIT = re.compile(
-    r"\bdefaults?\b(?:\s+(?:unit\s+)?(?:is|to))?\s*:?\s*['\"]?([^'\".,;)]+)", re.I
-)
-"""Where a description names the default ("Default is 'cm'", "defaults to meters")."""
-_SOURCE_WORDS = frozenset({"from", "source", "original", "input", "start", "origin", "departure"})
-_TARGET_WORDS = frozenset({"to", "target", "desired", "output", "end", "destination", "arrival"})
-"""Words of parameter names that say which end of a conversion or a route a parameter is."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,8 +164,8 @@ class Grounding:
     words: frozenset[str]
     """Its words."""
     stems: frozenset[str]
-    """The first `_STEM` letters of its words of `_TELLING_WORD` letters or more."""
-    guessable: Mapping[str, _Guessable]
+    """The first `STEM` letters of its words of `TELLING_WORD` letters or more."""
+    guessable: Mapping[str, Guessable]
     """By tool name: the parameters it judges."""
     numbers: frozenset[float] | None = None
     """The numbers it writes in digits, and each as a fraction of a hundred; None when it may
@@ -223,7 +187,7 @@ class Grounding:
     example_numbers: frozenset[str] = frozenset()
     """The numbers those examples write that tell them apart (`_TELLING_NUMBER`), less those
     the conversation writes."""
-    answering: _Answering | None = None
+    answering: Answering | None = None
     """Where the conversation ends with tool results: the request they answer, and the calls
     made for it."""
     changing: frozenset[str] = frozenset()
@@ -239,7 +203,7 @@ class Grounding:
     """By tool name: the words its description alone writes (see `described_by`)."""
     units: frozenset[str] = frozenset()
     """The units it names, by the canonical names of the units they are made of (see
-    `_unit_roots`)."""
+    `unit_roots`)."""
     returned: tuple[str, ...] = ()
     """What the tools returned in it, each result's text once."""
     request_names: tuple[str, ...] = ()
@@ -275,45 +239,45 @@ class Grounding:
         if not _NUMBER_WORDS.search(_ORDINAL_MARKER.sub(r"\1", text.casefold())):
             # A date's digits are a date, not quantities: "Today is 2026-03-10" gives no 10.
             undated = _ISO_DATE.sub(" ", text)
-            written = [float(found.replace(",", "")) for found in _NUMBER.findall(undated)]
+            written = [float(found.replace(",", "")) for found in NUMBER.findall(undated)]
             numbers = frozenset([*written, *(number / 100 for number in written)])
         last = last_request(conversation)
         asked = last_question(conversation)
-        examples = frozenset(example for tool in tools for example in _documented_examples(tool))
-        digit_runs = frozenset(_DIGITS.findall(text))
-        guessable = {tool.name: _guessable(tool) for tool in tools}
+        examples = frozenset(example for tool in tools for example in documented_examples(tool))
+        digit_runs = frozenset(DIGITS.findall(text))
+        guessable = {tool.name: guessable_of(tool) for tool in tools}
         return cls(
             said,
             words,
-            _stems(said),
+            stems(said),
             guessable,
             numbers,
-            _percentages(text),
+            percentages(text),
             request=RequestValues.of(last.text, [tool.name for tool in tools]) if last else None,
-            measures=_measures(text),
+            measures=measures(text),
             digit_runs=digit_runs,
             names_day=names_day,
             examples=examples,
             example_numbers=frozenset(
                 number
                 for example in examples
-                for number in _DIGITS.findall(example)
+                for number in DIGITS.findall(example)
                 if _TELLING_NUMBER.fullmatch(number)
             )
             - digit_runs,
-            answering=None if last else _answering(conversation, guessable),
+            answering=None if last else answering_of(conversation, guessable),
             changing=frozenset(tool.name for tool in tools if tool.side_effect != "read_only"),
             called=called if last else {},
-            request_words=_telling_words(conversation[asked].text) if asked is not None else (),
-            request_names=_names_written(conversation[asked].text) if asked is not None else (),
-            request_files=_files_written(conversation[asked].text) if asked is not None else (),
+            request_words=telling_words(conversation[asked].text) if asked is not None else (),
+            request_names=names_written(conversation[asked].text) if asked is not None else (),
+            request_files=files_written(conversation[asked].text) if asked is not None else (),
             unreferenced=(
                 unreferenced(last.text)
                 if last is not None and all(m.role == "system" for m in conversation[:-1])
                 else None
             ),
             described=described_by((tool.name, tool.description) for tool in tools),
-            units=_units_named(text),
+            units=units_named(text),
             returned=tuple(
                 dict.fromkeys(
                     result.content for message in conversation for result in message.tool_results
@@ -346,7 +310,7 @@ class Grounding:
         in the reply, as name and arguments, already asked the tool with it on), and each unit
         left to the tool's default given the one the conversation writes for the call's
         numbers."""
-        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        parameters = self.guessable.get(tool, NOTHING_GUESSABLE)
         grounded: dict[str, Any] = {}
         for name, value in arguments.items():
             if isinstance(value, str) and name in parameters.choices and not self.mentions(value):
@@ -427,7 +391,7 @@ class Grounding:
         earlier call of the tool took from it; it passes an option the conversation does not
         mention where it mentions another; or it passes as free text a unit the conversation
         never names (after the time in Tokyo, "15 °F in °C" for "what is 15% of 80")."""
-        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        parameters = self.guessable.get(tool, NOTHING_GUESSABLE)
         asked = parameters.asked(arguments)
         request = self.request
         if not earlier:
@@ -454,7 +418,7 @@ class Grounding:
             options = parameters.choices.get(name, ())
             if any(self.mentions(option) for option in options):
                 return True
-            taken = [before[name] for before in siblings if _scalar(before.get(name))]
+            taken = [before[name] for before in siblings if scalar(before.get(name))]
             if taken and all(self._given(parameters, name, before) for before in taken):
                 return True
         return any(self._switched_off(parameters, arguments, before) for before in siblings)
@@ -470,19 +434,19 @@ class Grounding:
         the conversation never gave (a distance in km after the time in Tokyo), or one that
         changes something, asked nothing of the request (an event created from the one found
         for "what's on my schedule next Tuesday?"); or it asks its tool again what it asked it,
-        narrowed by what the results said (see `_Answering.narrowed`). A value taken from a
+        narrowed by what the results said (see `Answering.narrowed`). A value taken from a
         result of another tool (an order id found), from an error's suggestion, or worked out
         ("42.2 / 4") is a step on."""
         answering = self.answering
         if answering is None:
             return False
         request, made = answering.request, answering.made
-        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        parameters = self.guessable.get(tool, NOTHING_GUESSABLE)
         asked = parameters.asked(arguments)
         unasked = tool not in answering.results and not request.names(tool)
         return (
             request.restates(arguments, made)
-            or _echoes(arguments, answering.returned.get(tool, ()), request)
+            or echoes(arguments, answering.returned.get(tool, ()), request)
             or (
                 unasked
                 and not any(self._given(parameters, name, value) for name, value in asked.items())
@@ -569,10 +533,10 @@ class Grounding:
 
     def _about(self, request: RequestValues, tool: str) -> bool:
         """Whether `request` writes a word of the tool's name or documentation, long enough to
-        tell (`_TELLING_WORD` letters)."""
-        documented = self.guessable.get(tool, _NOTHING_GUESSABLE).documented
+        tell (`TELLING_WORD` letters)."""
+        documented = self.guessable.get(tool, NOTHING_GUESSABLE).documented
         return request.names(tool) or request.says(
-            word for word in documented if len(word) >= _TELLING_WORD
+            word for word in documented if len(word) >= TELLING_WORD
         )
 
     def names(self, tool: str) -> bool:
@@ -590,7 +554,7 @@ class Grounding:
         piece of what it asked (not its defaults), or where none does, those naming the tool
         ("cancel it" for the cancellation of an order found); the whole request where no
         clause, or each one, is taken up."""
-        asked = self.guessable.get(tool, _NOTHING_GUESSABLE).asked(arguments)
+        asked = self.guessable.get(tool, NOTHING_GUESSABLE).asked(arguments)
         taken = _clauses_picked(
             request,
             tools,
@@ -608,7 +572,7 @@ class Grounding:
         asks a tool never called that the request names, acting on what results found
         (`_acts_on_found`)."""
         request, before = self.request, self.called.get(tool)
-        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        parameters = self.guessable.get(tool, NOTHING_GUESSABLE)
         if request is None:
             return False
         if before is None:
@@ -629,7 +593,7 @@ class Grounding:
         "what does strict mode do in toolwire")."""
         if tool in self.changing:
             return False
-        paths = self.guessable.get(tool, _NOTHING_GUESSABLE).paths
+        paths = self.guessable.get(tool, NOTHING_GUESSABLE).paths
         if self.reads_a_file_named(tool) and any(name in paths for name in asked):
             named_files = all(
                 folded(str(value)) in map(folded, self.request_files)
@@ -651,7 +615,7 @@ class Grounding:
         return (
             tool not in self.changing
             and bool(self.request_files)
-            and bool(self.guessable.get(tool, _NOTHING_GUESSABLE).paths)
+            and bool(self.guessable.get(tool, NOTHING_GUESSABLE).paths)
             and request is not None
             and not self._asks_for_a_change(request)
         )
@@ -660,10 +624,10 @@ class Grounding:
         """Whether `request` names a tool that changes something (see `_named`), or writes a
         word beginning as one of its name or its description alone does ("Create" for
         "creating its folders")."""
-        written = _stems(" ".join(request.words))
+        written = stems(" ".join(request.words))
         return any(
             self._named(request, tool)
-            or written & _stems(" ".join([*_name_words(tool), *self.described.get(tool, ())]))
+            or written & stems(" ".join([*name_words(tool), *self.described.get(tool, ())]))
             for tool in self.changing
         )
 
@@ -673,16 +637,16 @@ class Grounding:
         keeps, where a small model writes a path of its own ("src/weatherly/tools/read_file.py"
         for "show me units.py")."""
         properties = tool.parameters.get("properties")
-        files = [name for name in self.request_files if not _UNWRITABLE & set(name)]
+        files = [name for name in self.request_files if not UNWRITABLE & set(name)]
         if (
             not self.reads_a_file_named(tool.name)
             or not isinstance(properties, Mapping)
             or not files
         ):
             return tool
-        paths = self.guessable.get(tool.name, _NOTHING_GUESSABLE).paths
-        pattern = f"^({'|'.join(_literal_words([name]) for name in files)})$"
-        return _held_to_patterns(tool, dict.fromkeys(paths, pattern), properties)
+        paths = self.guessable.get(tool.name, NOTHING_GUESSABLE).paths
+        pattern = f"^({'|'.join(literal_words([name]) for name in files)})$"
+        return held_to_patterns(tool, dict.fromkeys(paths, pattern), properties)
 
     def _acts_on_found(self, request: RequestValues, tool: str, asked: Mapping[str, Any]) -> bool:
         """Whether a call to a tool the conversation never called, which `request` names,
@@ -691,7 +655,7 @@ class Grounding:
         ("ORD-10522", found before, for "change its shipping address to 12 Lake Rd")."""
         if not self.returned or not self._named(request, tool):
             return False
-        by_results = _writes_whole(self.returned)
+        by_results = writes_whole(self.returned)
         values = [value for value in leaves(asked) if not isinstance(value, bool)]
 
         def by_request(value: Any) -> bool:
@@ -710,16 +674,16 @@ class Grounding:
         thing = identified(parameter)
         if thing is None:
             return list(tools)
-        wanted = {word[:_STEM] for word in thing.split()}
+        wanted = {word[:STEM] for word in thing.split()}
         finding = [
             tool
             for tool in tools
             if wanted
             & {
-                word[:_STEM]
+                word[:STEM]
                 for word in (
-                    _name_words(tool.name)
-                    | self.guessable.get(tool.name, _NOTHING_GUESSABLE).documented
+                    name_words(tool.name)
+                    | self.guessable.get(tool.name, NOTHING_GUESSABLE).documented
                 )
             }
         ]
@@ -735,7 +699,7 @@ class Grounding:
         request = self.request
         if request is None:
             return False
-        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        parameters = self.guessable.get(tool, NOTHING_GUESSABLE)
         asked = parameters.asked(arguments)
         if self._beyond(request, unfounded).takes_up(asked, ()):
             return True
@@ -750,10 +714,8 @@ class Grounding:
     @staticmethod
     def _beyond(request: RequestValues, tools: Iterable[str]) -> RequestValues:
         """`request` without the words naming `tools`, which say what to do, not what with."""
-        action = {word[:_STEM] for name in tools for word in _name_words(name)}
-        return replace(
-            request, words=frozenset(w for w in request.words if w[:_STEM] not in action)
-        )
+        action = {word[:STEM] for name in tools for word in name_words(name)}
+        return replace(request, words=frozenset(w for w in request.words if w[:STEM] not in action))
 
     def in_request_words(self, tool: ToolDefinition, held: Iterable[str]) -> ToolDefinition:
         """`tool` with its `held` parameters (free text it copied the description of, see
@@ -766,9 +728,7 @@ class Grounding:
         if not self.request_words or not isinstance(properties, Mapping) or not names:
             return tool
         word = f"({'|'.join(self.request_words)})"
-        return _held_to_patterns(
-            tool, dict.fromkeys(names, f"^{word}([ ./_-]{word})*$"), properties
-        )
+        return held_to_patterns(tool, dict.fromkeys(names, f"^{word}([ ./_-]{word})*$"), properties)
 
     def fewer_words(self, tools: Sequence[ToolDefinition]) -> list[ToolDefinition]:
         """After tool results, each tool that is safe to call again (it changes nothing, or
@@ -796,20 +756,20 @@ class Grounding:
                 or not isinstance(properties, Mapping)
             ):
                 continue
-            identifiers = self.guessable.get(tool.name, _NOTHING_GUESSABLE).identifiers
+            identifiers = self.guessable.get(tool.name, NOTHING_GUESSABLE).identifiers
             patterns = {
-                name: _fewer_of(words)
+                name: fewer_of(words)
                 for name, value in made[0].items()
                 if name not in identifiers
-                and _free_text(properties.get(name))
+                and free_text(properties.get(name))
                 and isinstance(value, str)
                 and (
-                    len(words := _searched_words(value)) > 1
+                    len(words := searched_words(value)) > 1
                     or any(POSSESSIVE.search(word) for word in words)
                 )
             }
             if patterns:
-                narrower.append(_held_to_patterns(tool, patterns, properties))
+                narrower.append(held_to_patterns(tool, patterns, properties))
         return narrower
 
     def listed_left(self, request: str, tools: Sequence[ToolDefinition]) -> list[ToolDefinition]:
@@ -838,18 +798,18 @@ class Grounding:
                 if made not in answering.found:
                     continue
                 for name, value in made.items():
-                    if not isinstance(value, str) or not _free_text(properties.get(name)):
+                    if not isinstance(value, str) or not free_text(properties.get(name)):
                         continue
                     left = [
-                        _literal_words(item.split())
+                        literal_words(item.split())
                         for item in listed_beside(request, value)
                         if not any(folded(item) in was for was in held)
-                        and not _UNWRITABLE & set(item)
+                        and not UNWRITABLE & set(item)
                     ]
                     if left:
                         patterns[name] = f"^({'|'.join(left)})$"
             if patterns:
-                listed.append(_held_to_patterns(tool, patterns, properties))
+                listed.append(held_to_patterns(tool, patterns, properties))
         return listed
 
     def takes_up_part(self, tool: str, arguments: Mapping[str, Any]) -> bool:
@@ -860,7 +820,7 @@ class Grounding:
         answering = self.answering
         if answering is None:
             return False
-        asked = self.guessable.get(tool, _NOTHING_GUESSABLE).asked(arguments)
+        asked = self.guessable.get(tool, NOTHING_GUESSABLE).asked(arguments)
         return self._beyond(answering.request, self.guessable).extends(asked, answering.found)
 
     def missing(self, tool: str, arguments: Mapping[str, Any]) -> str | None:
@@ -879,7 +839,7 @@ class Grounding:
         request = self._answered_request
         if request is None:
             return None
-        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        parameters = self.guessable.get(tool, NOTHING_GUESSABLE)
         if self.unreferenced is not None:
             return min(parameters.required, default=next(iter(arguments), None))
         needed = () if request.numbers else sorted(parameters.needed)
@@ -918,8 +878,8 @@ class Grounding:
         its examples), or words of their tool's name alone, which the conversation never
         wrote: the model copying the documentation ("the text to find"; "notes" as what to
         look for in the notes)."""
-        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
-        named = _name_words(tool)
+        parameters = self.guessable.get(tool, NOTHING_GUESSABLE)
+        named = name_words(tool)
         return [
             name
             for name, said in sorted(parameters.described.items())
@@ -943,7 +903,7 @@ class Grounding:
         optional value nobody gave becomes junk (a meeting's location "12.00" for "Zoom")."""
         if tool in self.changing:
             return []
-        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        parameters = self.guessable.get(tool, NOTHING_GUESSABLE)
         copied = [
             name
             for name, offered in sorted(parameters.exemplified.items())
@@ -963,23 +923,23 @@ class Grounding:
         ]
 
     def _says_more(self, tool: str, arguments: Mapping[str, Any], said: Iterable[str]) -> bool:
-        """Whether the request writes a word of `said` of `_TELLING_WORD` letters or more that
+        """Whether the request writes a word of `said` of `TELLING_WORD` letters or more that
         no value of the call holds, nor the tool's name, its parameters' names or its
         documentation ("Mumbai", beside `current_time "Asia/Tokyo"`): a value of the user's
         the call left out. Where every word is placed ("the area of a circle with a radius of
         10"), an example passed is the model's choice of form, as the tool's author offered
         it."""
-        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        parameters = self.guessable.get(tool, NOTHING_GUESSABLE)
         placed = {
             *folded(" ".join(str(value) for value in leaves(arguments))).split(),
-            *_name_words(tool),
+            *name_words(tool),
             *parameters.parameter_words,
             *parameters.documented,
         }
         return any(
-            len(word) >= _TELLING_WORD
+            len(word) >= TELLING_WORD
             and not any(
-                known.startswith(word) or (len(known) >= _TELLING_WORD and word.startswith(known))
+                known.startswith(word) or (len(known) >= TELLING_WORD and word.startswith(known))
                 for known in placed
             )
             for word in (folded(written).strip() for written in said)
@@ -997,7 +957,7 @@ class Grounding:
         to that nothing names."""
         if self.unreferenced is not None:
             return False
-        parameters = self.guessable.get(tool, _NOTHING_GUESSABLE)
+        parameters = self.guessable.get(tool, NOTHING_GUESSABLE)
         if parameter in parameters.paths:
             return tool not in self.changing
         return parameter in parameters.identifiers | parameters.addresses
@@ -1011,14 +971,14 @@ class Grounding:
         for value in leaves(arguments):
             if not isinstance(value, str):
                 continue
-            digits = set(_DIGITS.findall(value))
+            digits = set(DIGITS.findall(value))
             if digits <= self.digit_runs:
                 continue
             if value.strip().casefold() in self.examples or digits & self.example_numbers:
                 return value
         return None
 
-    def _given(self, parameters: _Guessable, name: str, value: Any) -> bool:
+    def _given(self, parameters: Guessable, name: str, value: Any) -> bool:
         """Whether the conversation gave a scalar `value` (lists and objects count as given):
         an option mentioned, a string given, a number written (zero, the value of nothing
         done, always is)."""
@@ -1027,7 +987,7 @@ class Grounding:
         return value == 0 or not self._made_up_number(value)
 
     def _switched_off(
-        self, parameters: _Guessable, arguments: Mapping[str, Any], before: Mapping[str, Any]
+        self, parameters: Guessable, arguments: Mapping[str, Any], before: Mapping[str, Any]
     ) -> bool:
         """Whether `arguments` are `before` with flags it turned on turned off (or left to a
         default that is off), flags the request never turns off nor makes a condition of."""
@@ -1074,7 +1034,7 @@ class Grounding:
             and f" from{folded(source)}" not in self.said
         )
 
-    def unit_written(self, unit: _Unit, arguments: Mapping[str, Any]) -> str | None:
+    def unit_written(self, unit: Unit, arguments: Mapping[str, Any]) -> str | None:
         """The unit of `unit`'s kind, other than its default, that the conversation writes
         after the numbers of `arguments`, as written (or as the option naming it); None where
         it writes none, or more than one."""
@@ -1092,12 +1052,12 @@ class Grounding:
 
     def _unit_unnamed(self, value: Any) -> bool:
         unit = known_unit(value) if isinstance(value, str) else None
-        return unit is not None and not _unit_roots(unit[1]) <= self.units
+        return unit is not None and not unit_roots(unit[1]) <= self.units
 
     def gave(self, value: str) -> bool:
         """Whether the conversation holds `value` whole, or a telling word of it."""
         written = folded(value)
-        telling = {word for word in written.split() if len(word) >= _TELLING_WORD}
+        telling = {word for word in written.split() if len(word) >= TELLING_WORD}
         return written in self.said or bool(telling & self.words)
 
     def _percentage(self, value: Any) -> bool:
@@ -1118,7 +1078,7 @@ class Grounding:
         digits ("order 10517" gives "ORD-10517")."""
         if not isinstance(value, str):
             return False
-        digits = set(_DIGITS.findall(value))
+        digits = set(DIGITS.findall(value))
         return folded(value).strip() not in self.said and not (digits and digits <= self.digit_runs)
 
     def _made_up_path(self, value: Any, names: tuple[str, str]) -> bool:
@@ -1146,7 +1106,7 @@ class Grounding:
             for address in _ADDRESS.findall(text)
         )
 
-    def _names_parameter(self, parameters: _Guessable, name: str, value: Any) -> bool:
+    def _names_parameter(self, parameters: Guessable, name: str, value: Any) -> bool:
         """Whether free text writes the name of another of the tool's parameters, as coined,
         which the conversation never writes: the model put the schema in the value
         (`query="unread_only: true"` beside `unread_only=true`)."""
@@ -1158,7 +1118,7 @@ class Grounding:
         )
 
     def _repeats_required(
-        self, parameters: _Guessable, name: str, value: Any, arguments: Mapping[str, Any]
+        self, parameters: Guessable, name: str, value: Any, arguments: Mapping[str, Any]
     ) -> bool:
         """Whether a value holds only what another required parameter of the call holds of
         the request, which writes it once (`RequestValues.repeats`): "*httpx*" as the files'
@@ -1171,7 +1131,7 @@ class Grounding:
         ]
         return request is not None and request.repeats(value, required)
 
-    def _documentation_only(self, parameters: _Guessable, value: Any) -> bool:
+    def _documentation_only(self, parameters: Guessable, value: Any) -> bool:
         """Whether free text is the tool's documentation, not the user's: words its prose writes
         that the conversation never mentions ("pytest" for "run the tests"), or never writes
         together ("test file or folder", a description, for "does the test suite pass?"). An
@@ -1193,13 +1153,13 @@ class Grounding:
             for leaf in leaves(value)
         )
 
-    def asks_for(self, name: str, flag: _Flag) -> bool:
+    def asks_for(self, name: str, flag: Flag) -> bool:
         """Whether the conversation mentions a word of the flag's name ("first" for `first`,
         "homemade" for `isHomemade`), or two telling words of what its description says it does
         ("the match statistics" for "include match statistics like possession")."""
         return self.mentions(spelled_out(name)) or len(flag.cues & self.stems) >= 2
 
-    def asks_here(self, name: str, flag: _Flag, arguments: Mapping[str, Any]) -> bool:
+    def asks_here(self, name: str, flag: Flag, arguments: Mapping[str, Any]) -> bool:
         """Whether the request asks for the flag (`asks_for`) nearer to a value of `arguments`
         than to any other value it writes, and never in the negative. The words of its name
         place it, else those of its description: "the last match of 'Manchester United'" is no
@@ -1208,18 +1168,18 @@ class Grounding:
         if request is None or not self.asks_for(name, flag):
             return False
         here = [at for at in self._flag_mentions(name, flag) if request.nearest_held(at, arguments)]
-        return bool(here) and not any(_negated(request.text, at) for at in here)
+        return bool(here) and not any(negated(request.text, at) for at in here)
 
-    def varies(self, name: str, flag: _Flag) -> bool:
+    def varies(self, name: str, flag: Flag) -> bool:
         """Whether the request mentions the flag in the negative or as a condition ("what if
         the process is not isothermal", "if we allow transfer"): a call with it and another
         without ask two things."""
         request = self.request
         return request is not None and any(
-            _negated(request.text, at, _VARIATION) for at in self._flag_mentions(name, flag)
+            negated(request.text, at, _VARIATION) for at in self._flag_mentions(name, flag)
         )
 
-    def _flag_mentions(self, name: str, flag: _Flag) -> list[int]:
+    def _flag_mentions(self, name: str, flag: Flag) -> list[int]:
         """Where the request writes a word of the flag's name, else of its description."""
         text = self.request.text if self.request is not None else ""
 
@@ -1230,7 +1190,7 @@ class Grounding:
                 for at in re.finditer(rf"(?<!\w){re.escape(stem)}", text)
             ]
 
-        return found(_stems(spelled_out(name))) or found(flag.cues)
+        return found(stems(spelled_out(name))) or found(flag.cues)
 
     def _option_named(self, options: Iterable[str], arguments: Mapping[str, Any]) -> str | None:
         """The one option of `options` the request writes as a word, which no value of
@@ -1251,240 +1211,8 @@ class Grounding:
         """Whether the conversation holds `option` whole, or a word like a telling word of it."""
         written = folded(option)
         return written in self.said or any(
-            word[:_STEM] in self.stems for word in written.split() if len(word) >= _TELLING_WORD
+            word[:STEM] in self.stems for word in written.split() if len(word) >= TELLING_WORD
         )
-
-
-@dataclass(frozen=True, slots=True)
-class _OptionList:
-    options: frozenset[str]
-    required: bool
-
-    def holds_every_option(self, value: Any) -> bool:
-        return (
-            isinstance(value, list)
-            and len(value) > 1
-            and all(isinstance(option, str) for option in value)
-            and set(value) == self.options
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class _Flag:
-    default: bool
-    """False unless the schema says otherwise."""
-    cues: frozenset[str]
-    """The stems of the telling words of its description."""
-    optional: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class _Unit:
-    kind: str
-    default: str
-    """The canonical name of the unit the tool takes unless told (see `known_unit`)."""
-    options: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class _Guessable:
-    """A tool's parameters open to made-up values, and those that take fractions."""
-
-    options: frozenset[str] = frozenset()
-    """Optional, taking one of an `enum`'s strings."""
-    option_lists: Mapping[str, _OptionList] = field(default_factory=dict)
-    """Taking a list of an `enum`'s strings, required or not."""
-    numbers: frozenset[str] = frozenset()
-    """Optional, taking a number."""
-    texts: frozenset[str] = frozenset()
-    """Optional, taking free text (a string, no `enum`)."""
-    flags: Mapping[str, _Flag] = field(default_factory=dict)
-    """Taking a boolean."""
-    fractions: frozenset[str] = frozenset()
-    """Taking a `number` the schema declares a fraction (see `_takes_fraction`), required or
-    not."""
-    units: Mapping[str, _Unit] = field(default_factory=dict)
-    """Optional, taking a unit, with a default unit the schema names."""
-    choices: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    """Taking one of an `enum`'s strings, required or not: its options."""
-    structures: frozenset[str] = frozenset()
-    """Optional, taking a list or an object, other than a list of an `enum`'s strings."""
-    ends: tuple[str, str] | None = None
-    """The string parameters naming the two ends of a conversion or a route, from and to."""
-    defaults: Mapping[str, Any] = field(default_factory=dict)
-    """The schema's defaults: a value equal to its parameter's default asks for nothing."""
-    needed: frozenset[str] = frozenset()
-    """Required, taking a number or an integer, with no default: the user's to give. A count
-    the request's words imply ("next week" is 7 days) is asked for too: a model that makes
-    numbers up for requests its tools do not serve does so far more often."""
-    identifiers: frozenset[str] = frozenset()
-    """Required, taking a string with no default that the schema names an identifier
-    (`_IDENTIFIER_NAME`): the user's to give, or a result's."""
-    paths: frozenset[str] = frozenset()
-    """Required, taking a string with no default that the schema names a file's path
-    (`_PATH_NAME`): the user's to give, or a result's, as identifiers are."""
-    addresses: frozenset[str] = frozenset()
-    """Required, taking email addresses by its name or description ("to: the recipients'
-    email addresses"): the user's to give, or a result's, as identifiers are."""
-    required: frozenset[str] = frozenset()
-    """Every required parameter."""
-    described: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    """Required, taking free text: what its description says it is, folded, whole and without
-    its examples ("the text to find"), which no user's value is."""
-    exemplified: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    """Taking free text, required or not: the examples its description quotes and its schema
-    lists, folded, but its default ("Asia/Tokyo" of `"Europe/Paris", "Asia/Tokyo" or "UTC"`,
-    whose default is "UTC")."""
-    coined: frozenset[str] = frozenset()
-    """The names of its parameters written as identifiers (`unread_only`, `maxResults`),
-    which people do not write."""
-    documented: frozenset[str] = frozenset()
-    """The words its documentation (its description and its parameters') writes as prose, folded:
-    not the values it offers as examples or quotes (see `_prose`)."""
-    parameter_words: frozenset[str] = frozenset()
-    """The words of its parameters' names, folded."""
-
-    def asked(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """The arguments but those equal to their parameter's default."""
-        return {
-            name: value
-            for name, value in arguments.items()
-            if name not in self.defaults or value != self.defaults[name]
-        }
-
-
-_NOTHING_GUESSABLE = _Guessable()
-
-
-@dataclass(frozen=True, slots=True)
-class _Answering:
-    request: RequestValues
-    """The last question, which the calls since answer."""
-    made: tuple[Mapping[str, Any], ...]
-    """The arguments of those calls."""
-    asked: tuple[Mapping[str, Any], ...]
-    """The same, less the values that are their tools' defaults."""
-    results: Mapping[str, tuple[str, ...]]
-    """By tool name: what the tool returned to them."""
-    returned: Mapping[str, tuple[str, ...]]
-    """The same, but for the calls that failed: an error's suggestion ("did you mean
-    America/New_York?") is a step on, not an answer."""
-    failed: bool
-    """Whether one of them failed."""
-    calls: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
-    """By tool name: the arguments of its calls among them."""
-    found: tuple[Mapping[str, Any], ...] = ()
-    """The arguments of those calls that found something: neither failed nor returned
-    nothing (an empty list, object or text). A call that found nothing took up no part of the
-    request: a log of a path the model made up ("tests/src/weatherly/tests.py") has not shown
-    "what files are in src/weatherly"."""
-
-    def narrowed(self, tool: str, arguments: Mapping[str, Any]) -> bool:
-        """Whether a call asks `tool` again what one of its calls among them asked, each value
-        that differs holding that call's value whole, or, where that call passed none, written
-        whole by the tool's results, and no piece of the request that no call held but in a
-        value its results wrote whole: a search narrowed by what it found ("Priya Natarajan"
-        after "Priya" for "emails from Priya"; "Omar Said" and a file of his commit after
-        "Omar" for "what did Omar Said commit?", a name the log wrote), a listing of one of the
-        files listed ("src/weatherly/__init__.py" after "src"). What the request asked of the
-        tool is answered; such a call asks the tool about its own result."""
-        found = _writes_whole(self.results.get(tool, ()))
-        for earlier in self.calls.get(tool, ()):
-            changed = {
-                name: value for name, value in arguments.items() if earlier.get(name) != value
-            }
-            holding = {name for name, value in changed.items() if _holds(value, earlier.get(name))}
-            if not changed or not all(
-                name in holding or (name not in earlier and found(value))
-                for name, value in changed.items()
-            ):
-                continue
-            # A name completed from the results: the request's rest of it is what they found.
-            new = {
-                name: value
-                for name, value in changed.items()
-                if not (name in holding and found(value))
-            }
-            if not self.request.takes_up(new, self.made):
-                return True
-        return False
-
-
-def _holds(value: Any, earlier: Any) -> bool:
-    """Whether text holds an earlier call's text whole ("Omar Said" holds "Omar")."""
-    return (
-        isinstance(value, str)
-        and isinstance(earlier, str)
-        and bool(folded(earlier).strip())
-        and folded(earlier) in folded(value)
-    )
-
-
-def _answering(
-    messages: Sequence[Message], guessable: Mapping[str, _Guessable]
-) -> _Answering | None:
-    asked = last_question(messages)
-    if asked is None:
-        return None
-    request = RequestValues.of(messages[asked].text, list(guessable))
-    since = messages[asked + 1 :]
-    calls = [call for message in since for call in message.tool_calls]
-    made = tuple(call.arguments for call in calls)
-    if not made:
-        return None
-    undefaulted = tuple(
-        guessable.get(call.name, _NOTHING_GUESSABLE).asked(call.arguments) for call in calls
-    )
-    results: dict[str, tuple[str, ...]] = {}
-    returned: dict[str, tuple[str, ...]] = {}
-    failed = False
-    empty: set[str] = set()
-    for message in since:
-        for result in message.tool_results:
-            results[result.name] = (*results.get(result.name, ()), result.content)
-            if not result.is_error:
-                returned[result.name] = (*returned.get(result.name, ()), result.content)
-            failed = failed or result.is_error
-            if found_nothing(result):
-                empty.add(result.call_id)
-    by_tool: dict[str, tuple[Mapping[str, Any], ...]] = {}
-    for call in calls:
-        by_tool[call.name] = (*by_tool.get(call.name, ()), call.arguments)
-    found = tuple(call.arguments for call in calls if call.id not in empty)
-    return _Answering(request, made, undefaulted, results, returned, failed, by_tool, found)
-
-
-def found_nothing(result: ToolResult) -> bool:
-    """Whether a call found nothing: it failed, or returned an empty list, object or text."""
-    return result.is_error or result.content.strip() in _NOTHING_FOUND
-
-
-def _takes_addresses(name: str, schema: Mapping[str, Any]) -> bool:
-    """Whether a parameter's name or description says it takes email addresses."""
-    return bool(_EMAIL.search(spelled_out(name))) or bool(
-        _EMAIL.search(str(schema.get("description", "")))
-    )
-
-
-def identified(parameter: str) -> str | None:
-    """What a parameter taking an identifier identifies, as its name says ("event" of
-    `event_id`, "email" of `emailId`), if it says."""
-    if not _IDENTIFIER_NAME.search(parameter):
-        return None
-    words = [
-        word for word in folded(spelled_out(parameter)).split() if word not in _IDENTIFIER_WORDS
-    ]
-    return " ".join(words) or None
-
-
-def takes_a_file(parameter: str) -> bool:
-    """Whether a parameter's name says it takes a file's path ("path", "file_name", "srcFile")."""
-    return bool(_PATH_NAME.search(parameter))
-
-
-def _name_words(name: str) -> set[str]:
-    """The words of a tool's or a parameter's name, folded ("searchNotes": search, notes)."""
-    return set(folded(spelled_out(name)).split())
 
 
 def _clauses_picked(
@@ -1503,393 +1231,6 @@ def _clauses_picked(
     return None
 
 
-def _echoes(arguments: Mapping[str, Any], returned: Iterable[str], request: RequestValues) -> bool:
-    """Whether every value `arguments` pass is one that `returned` write: a number alone
-    ("12" to the calculator that answered "15 * 80 / 100 = 12"), or text written there whole,
-    not as a part of a path or a name, that holds no piece of the request ("Asia/Kolkata" to
-    the clock that answered "in Asia/Kolkata" for "Mumbai")."""
-    values = [value for value in leaves(arguments) if not isinstance(value, bool)]
-    writes = _writes_whole(returned)
-
-    def echoed(value: Any) -> bool:
-        number = _NUMBER.fullmatch(str(value).strip()) is not None
-        return writes(value) and (number or not request.takes_up({"value": value}, ()))
-
-    return bool(values) and all(map(echoed, values))
-
-
-def _writes_whole(returned: Iterable[str]) -> Callable[[Any], bool]:
-    """Whether the results `returned` write a value: a number among theirs, or text whole, not
-    a part of a path or a name they wrote ("weatherly" of "src/weatherly/cache.py" is a folder
-    to look in)."""
-    texts = list(returned)
-    numbers = {number for text in texts for number in _NUMBER.findall(text)}
-    written = "\n".join(texts)
-
-    def writes(value: Any) -> bool:
-        text = str(value).strip()
-        if _NUMBER.fullmatch(text):
-            return text in numbers
-        whole = rf"(?<![\w/.-]){re.escape(text)}(?![\w/.-])"
-        return (
-            isinstance(value, str)
-            and bool(text)
-            and re.search(whole, written, re.IGNORECASE) is not None
-        )
-
-    return writes
-
-
-def _names_written(text: str) -> tuple[str, ...]:
-    """The words of `text` written with a capital letter that opens no sentence, each once."""
-    return tuple(
-        dict.fromkeys(
-            found.group()
-            for found in _WRITTEN_WORD.finditer(text)
-            if found.group()[:1].isupper()
-            and found.group() != "I"
-            and not _SENTENCE_OPENING.search(text[: found.start()])
-        )
-    )
-
-
-def _files_written(text: str) -> tuple[str, ...]:
-    """The files `text` names: words with a folder ("src/weatherly") or an extension of letters
-    ("pyproject.toml", not "3.5"), each once."""
-    return tuple(
-        dict.fromkeys(
-            word for raw in text.split() if _FILE_NAME.fullmatch(word := raw.strip(_FILE_TRIMMED))
-        )
-    )
-
-
-def _telling_words(text: str) -> tuple[str, ...]:
-    """The words of `text`, each once, but for those that say nothing of what is asked."""
-    words = _WRITTEN_WORD.findall(text)
-    return tuple(dict.fromkeys(word for word in words if word.casefold() not in FUNCTION_WORDS))
-
-
-_TYPED_BY = frozenset(["type", "anyOf", "oneOf", "allOf", "enum", "const", "default"])
-"""What else a schema may say of a value's type, which a parameter held to words drops."""
-
-
-def _held_to_patterns(
-    tool: ToolDefinition, patterns: Mapping[str, str], properties: Mapping[str, Any]
-) -> ToolDefinition:
-    """`tool` with each parameter of `patterns` a string held to its pattern: only a string,
-    since where the schema also allows null (`str | None = None`) the grammar takes its
-    `anyOf` and never reads the pattern."""
-    held = {
-        name: {
-            **{key: value for key, value in schema.items() if key not in _TYPED_BY},
-            "type": "string",
-            "pattern": patterns[name],
-        }
-        if name in patterns and isinstance(schema, Mapping)
-        else schema
-        for name, schema in properties.items()
-    }
-    return replace(tool, parameters={**tool.parameters, "properties": held})
-
-
-def _free_text(schema: Any) -> bool:
-    """Whether a parameter takes free text: a string (or null), no `enum`."""
-    if not isinstance(schema, Mapping):
-        return False
-    taken = _not_null(schema)
-    return taken.get("type") == "string" and "enum" not in taken
-
-
-def _searched_words(text: str) -> list[str]:
-    """The words free text searches for, as written ("candidate's"), but for those that say
-    nothing of what is asked, and those no call grammar can hold (see `_literal`; llama.cpp's
-    parser rejects a control character even in a class of one)."""
-    words = (word.strip(_TRIMMED) for word in text.split())
-    return [
-        word
-        for word in words
-        if word
-        and word.isprintable()
-        and word.casefold() not in FUNCTION_WORDS
-        and not _UNWRITABLE & set(word)
-    ]
-
-
-_TRIMMED = ",;:!?\"'()[]"
-
-
-def _fewer_of(words: Sequence[str]) -> str:
-    """A pattern for a run of `words` in their order, each possessive written as the word
-    alone: fewer of them than all, or all of them where a possessive is left out (a wider
-    search than the one made)."""
-    bare = [POSSESSIVE.sub("", word) or word for word in words]
-    longest = len(words) if bare != list(words) else len(words) - 1
-    runs = [
-        _literal_words(bare[start : start + size])
-        for size in range(longest, 0, -1)
-        for start in range(len(words) - size + 1)
-    ]
-    return f"^({'|'.join(runs)})$"
-
-
-def _literal_words(words: Sequence[str]) -> str:
-    """A pattern matching `words`, one space apart (see `_literal`)."""
-    return " ".join(map(_literal, words))
-
-
-def _literal(word: str) -> str:
-    """`word` as a pattern matching it alone, in the regular expressions llama.cpp's schema
-    converter reads: it takes a backslash only before the characters of `_ESCAPED`, and writes
-    any other escape into the grammar, whose parser rejects it (`\\.`, `\\$`); a class of one
-    character holds the rest."""
-    return "".join(c if c.isalnum() else f"\\{c}" if c in _ESCAPED else f"[{c}]" for c in word)
-
-
-_ESCAPED = frozenset("[](){}|*+?")
-_UNWRITABLE = frozenset('^\\"')
-"""Characters neither escaped nor held in a class of one in the grammar (a JSON string escapes
-the quote and the backslash; `[^]` negates)."""
-
-
-def _documented_examples(tool: ToolDefinition) -> frozenset[str]:
-    """The values with digits that the tool's description and its parameters' descriptions
-    quote, and the schema's `examples`, folded; an `enum`'s options are choices, not examples."""
-    properties = tool.parameters.get("properties")
-    schemas = [s for s in (properties or {}).values() if isinstance(s, Mapping)]
-    quoted = ["".join(found) for found in _QUOTED_EXAMPLE.findall(tool.description)]
-    for schema in schemas:
-        quoted += _offered(schema)
-        if not isinstance(schema.get("examples"), list) and _scalar(
-            example := schema.get("example")
-        ):
-            quoted.append(str(example))
-    options = {str(option).casefold() for s in schemas for option in s.get("enum") or ()}
-    return frozenset(
-        folded
-        for value in quoted
-        if _DIGITS.search(value) and (folded := value.strip().casefold()) not in options
-    )
-
-
-def _guessable(tool: ToolDefinition) -> _Guessable:
-    properties = tool.parameters.get("properties")
-    if not isinstance(properties, Mapping):
-        return _NOTHING_GUESSABLE
-    required = set(tool.parameters.get("required") or ())
-    options: set[str] = set()
-    option_lists: dict[str, _OptionList] = {}
-    numbers: set[str] = set()
-    texts: set[str] = set()
-    flags: dict[str, _Flag] = {}
-    fractions: set[str] = set()
-    units: dict[str, _Unit] = {}
-    choices: dict[str, frozenset[str]] = {}
-    structures: set[str] = set()
-    ends: dict[str, list[str]] = {"source": [], "target": []}
-    defaults: dict[str, Any] = {}
-    needed: set[str] = set()
-    identifiers: set[str] = set()
-    paths: set[str] = set()
-    addresses: set[str] = set()
-    described: dict[str, frozenset[str]] = {}
-    exemplified: dict[str, frozenset[str]] = {}
-    documentation = [_prose(tool.description)]
-    for name, written in properties.items():
-        if not isinstance(written, Mapping):
-            continue
-        schema = _not_null(written)
-        if isinstance(description := schema.get("description"), str):
-            documentation.append(_prose(description))
-        if "default" in schema:
-            defaults[name] = schema["default"]
-        optional = name not in required
-        if optional and "unit" in name.casefold() and (unit := _unit(schema)):
-            units[name] = unit
-        items = schema.get("items")
-        listed = items.get("enum") if isinstance(items, Mapping) else None
-        kind = schema.get("type", "string")
-        if kind == "number" and _takes_fraction(schema):
-            fractions.add(name)
-        if kind == "string":
-            words = _name_words(name)
-            for end, named in (("source", _SOURCE_WORDS), ("target", _TARGET_WORDS)):
-                if words & named:
-                    ends[end].append(name)
-            if isinstance(schema.get("enum"), list):
-                choices[name] = frozenset(map(str, schema["enum"]))
-            elif not optional and "default" not in schema and _IDENTIFIER_NAME.search(name):
-                identifiers.add(name)
-            elif not optional and "default" not in schema and takes_a_file(name):
-                paths.add(name)
-            if not optional and "enum" not in schema and (said := _said_by(schema)):
-                described[name] = said
-            # A quoted parameter's name ("the unit of `value`") points at it, not an example.
-            examples = _examples_of(schema) - {folded(other) for other in properties}
-            if "enum" not in schema and examples:
-                exemplified[name] = examples
-        if not optional and kind in ("string", "array") and _takes_addresses(name, schema):
-            addresses.add(name)
-        if optional and kind == "string" and "enum" in schema:
-            options.add(name)
-        elif optional and kind == "string":
-            texts.add(name)
-        elif optional and kind in ("integer", "number") and "enum" not in schema:
-            numbers.add(name)
-        elif kind in ("integer", "number") and "enum" not in schema and "default" not in schema:
-            needed.add(name)
-        elif kind == "boolean":
-            description = _stems(schema.get("description"))
-            flags[name] = _Flag(schema.get("default") is True, description, optional)
-        elif isinstance(listed, list) and listed and all(isinstance(o, str) for o in listed):
-            option_lists[name] = _OptionList(frozenset(listed), not optional)
-        elif optional and kind in ("array", "object"):
-            structures.add(name)
-    [sources, targets] = ends.values()
-    from_to = None
-    if len(sources) == len(targets) == 1 and sources != targets:
-        from_to = (sources[0], targets[0])
-    return _Guessable(
-        frozenset(options),
-        option_lists,
-        frozenset(numbers),
-        frozenset(texts),
-        flags,
-        frozenset(fractions),
-        units,
-        choices,
-        frozenset(structures),
-        from_to,
-        defaults,
-        frozenset(needed),
-        frozenset(identifiers),
-        frozenset(paths),
-        frozenset(addresses),
-        frozenset(required),
-        described,
-        exemplified,
-        frozenset(name for name in properties if _COINED.search(name)),
-        frozenset(folded(" ".join(documentation)).split()),
-        frozenset(word for name in properties for word in _name_words(name)),
-    )
-
-
-_EXAMPLES_AFTER = re.compile(r",?\s*\(?\b(?:e\.g\.|for example|such as)\s", re.IGNORECASE)
-
-
-def without_examples(description: str) -> str:
-    """A description up to where it goes on to its examples: they are no value of the user's."""
-    return _EXAMPLES_AFTER.split(description)[0]
-
-
-def _prose(description: str) -> str:
-    """A description without the values it offers: its examples and what it quotes ("'bug',
-    'fish'"), which a user may well ask for in other words ("something in the middle")."""
-    return _QUOTED_EXAMPLE.sub(" ", without_examples(description))
-
-
-def _said_by(schema: Mapping[str, Any]) -> frozenset[str]:
-    """A parameter's description, folded, whole and up to its examples, where it has two words
-    or more (a one-word description may be a value too)."""
-    description = schema.get("description")
-    if not isinstance(description, str):
-        return frozenset()
-    versions = {folded(description), folded(without_examples(description))}
-    return frozenset(version for version in versions if len(version.split()) >= 2)
-
-
-def _examples_of(schema: Mapping[str, Any]) -> frozenset[str]:
-    """The values a parameter's description quotes and its schema lists as examples, folded,
-    but its default: a value the tool's author offers to show the form, not the user's."""
-    examples = {folded(value) for value in _offered(schema) if folded(value).strip()}
-    return frozenset(examples - {folded(str(schema.get("default")))})
-
-
-def _offered(schema: Mapping[str, Any]) -> list[str]:
-    """The values a parameter's description quotes, and those its schema's `examples` list."""
-    description = str(schema.get("description") or "")
-    quoted = ["".join(found) for found in _QUOTED_EXAMPLE.findall(description)]
-    listed = schema.get("examples")
-    if isinstance(listed, list):
-        quoted += [str(value) for value in listed if _scalar(value)]
-    return quoted
-
-
-def _not_null(schema: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A parameter that may also be null, read as the one type it takes otherwise
-    (`{"anyOf": [{"type": "number"}, {"type": "null"}], "default": null}` as a number whose
-    default is null): what a Python tool's `float | None = None` becomes."""
-    for key in ("anyOf", "oneOf"):
-        branches = schema.get(key)
-        if not isinstance(branches, list):
-            continue
-        typed = [b for b in branches if isinstance(b, Mapping) and b.get("type") != "null"]
-        if len(typed) == 1 and len(typed) < len(branches):
-            rest = {k: v for k, v in schema.items() if k != key}
-            return {**typed[0], **rest}
-    return schema
-
-
-def _unit(schema: Mapping[str, Any]) -> _Unit | None:
-    """A string parameter's default unit, from its schema or its description."""
-    if schema.get("type", "string") != "string":
-        return None
-    default = schema.get("default")
-    if not isinstance(default, str):
-        named = _DEFAULT_UNIT.search(str(schema.get("description", "")))
-        default = named.group(1) if named else ""
-    known = known_unit(_leading_unit(default.split()) or "")
-    if known is None:
-        return None
-    options = schema.get("enum")
-    return _Unit(*known, tuple(map(str, options)) if isinstance(options, list) else None)
-
-
-def _measures(text: str) -> tuple[tuple[float, str, str, str], ...]:
-    """Each number `text` writes with a unit after it ("5.6 feet", "10 square meters", "50km"):
-    the number, the unit's kind and canonical name, and the unit as written."""
-    return tuple(
-        (float(number.replace(",", "")), *known, unit)
-        for number, after in _MEASURE.findall(text)
-        if (unit := _leading_unit(after.split())) and (known := known_unit(unit))
-    )
-
-
-def _units_named(text: str) -> frozenset[str]:
-    """The units `text` names, alone or after a number, as their `_unit_roots`."""
-    words = _UNIT_WORD.findall(text)
-    return frozenset().union(
-        *(
-            _unit_roots(known[1])
-            for at in range(len(words))
-            if (unit := _leading_unit(words[at : at + 3])) and (known := known_unit(unit))
-        )
-    )
-
-
-def _unit_roots(canonical: str) -> frozenset[str]:
-    """The units a unit is made of, by canonical name: an area or a volume of its length
-    ("ft2" of "ft": the area of a triangle in the feet its sides are given in), a speed of its
-    distance and time ("km/h")."""
-    return frozenset(part.rstrip("23") or part for part in canonical.split("/"))
-
-
-def _leading_unit(words: Sequence[str]) -> str | None:
-    """The longest run of `words` from the first that names a unit. The preposition "in"
-    ("5 in the box") names none: inches are rarely written so."""
-    runs = (" ".join(words[:count]) for count in range(len(words), 0, -1))
-    return next((run for run in runs if run != "in" and known_unit(run)), None)
-
-
-def _stems(text: object) -> frozenset[str]:
-    words = folded(str(text or "")).split()
-    return frozenset(word[:_STEM] for word in words if len(word) >= _TELLING_WORD)
-
-
-def _negated(text: str, at: int, negation: re.Pattern[str] = _NEGATION) -> bool:
-    clause = max((found.end() for found in _CLAUSE_END.finditer(text, 0, at)), default=0)
-    return bool(negation.search(text, max(clause, at - _NEGATION_REACH), at))
-
-
 def _numbers(arguments: Mapping[str, Any]) -> set[float]:
     """The numbers a call passes, on their own or in a list."""
     return {
@@ -1898,10 +1239,6 @@ def _numbers(arguments: Mapping[str, Any]) -> set[float]:
         for number in (value if isinstance(value, list) else [value])
         if isinstance(number, int | float) and not isinstance(number, bool)
     }
-
-
-def _scalar(value: Any) -> bool:
-    return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
 def changes(written: Mapping[str, Any], grounded: Mapping[str, Any]) -> tuple[str, ...]:
@@ -1943,22 +1280,3 @@ def changes(written: Mapping[str, Any], grounded: Mapping[str, Any]) -> tuple[st
             why = "the request asks for it" if value is True else "the unit the request writes"
             lines.append(f"{name}={value!r} added: {why}")
     return tuple(lines)
-
-
-def _percentages(text: str) -> frozenset[float]:
-    return frozenset(float(found) for found in _PERCENTAGE.findall(text))
-
-
-def _takes_fraction(schema: Mapping[str, Any]) -> bool:
-    """Whether a `number` parameter's schema declares that it takes a fraction."""
-    for bound in ("maximum", "exclusiveMaximum"):
-        limit = schema.get(bound)
-        if isinstance(limit, int | float) and not isinstance(limit, bool) and limit <= 1:
-            return True
-    return bool(_FRACTION.search(str(schema.get("description", ""))))
-
-
-def folded(text: str) -> str:
-    """Case folded, every run of non-word characters one space, padded with one on each side,
-    so that a value is found whole words at a time however either is punctuated."""
-    return f" {_SEPARATORS.sub(' ', text.casefold()).strip()} "

@@ -60,13 +60,14 @@ from ...messages import Message, ToolCall, ToolResult
 from ...textcalls import ModelEventReader, PromptedTools, profile_for_model
 from ...tools import ToolDefinition
 from .._base import ModelProfile, ModelRequest, ModelSettings, NamedToolChoice
+from ._answering import found_nothing
 from ._calls import ScannerFactory, default_scanner
 from ._coverage import RequestValues
 from ._dates import with_dates
 from ._engine import Engine, GenerationRequest
 from ._formats import PROMPTED, CallFormat, call_key, detect_format
 from ._grammar import calls_grammar
-from ._grounding import Grounding, found_nothing, identified, takes_a_file, without_examples
+from ._grounding import Grounding
 from ._recall import with_last_answer
 from ._relevance import (
     RELEVANCE_NEUTRAL,
@@ -76,6 +77,7 @@ from ._relevance import (
     request_contrast,
 )
 from ._reply import PartLeft, Plan, Reply, Steering
+from ._schema_reading import identified, takes_a_file, without_examples
 from ._template import ChatTemplate, template_messages, template_tools
 
 __all__ = ["LocalModel"]

@@ -59,7 +59,8 @@ from ._bridge import start
 from ._coverage import RequestValues
 from ._engine import Contrast, Engine, Gate, Generation, GenerationRequest, GoOn
 from ._formats import CALL_ON_A_LINE, CallFormat, call_key
-from ._grounding import Grounding, changes, folded
+from ._grounding import Grounding, changes
+from ._wording import folded
 from ._written import CallAsText, FencedCall, call_as_text, may_become_call_as_text
 
 __all__ = ["ANSWER_ATTEMPTS", "TRIALS", "PartLeft", "Plan", "Reply", "Steering"]
