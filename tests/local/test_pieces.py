@@ -3,6 +3,8 @@ call gate's arithmetic."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
 import re
 import zlib
@@ -21,6 +23,7 @@ from toolwire.events import (
     ModelEvent,
     ResponseCompleted,
     TextDelta,
+    ToolCallArgumentsDelta,
     ToolCallStarted,
 )
 from toolwire.messages import Message, TextPart, ToolCall, ToolResult
@@ -480,6 +483,66 @@ def test_a_call_copying_the_tools_documented_identifier_is_dropped_and_reported(
             ),
         )
     ]
+
+
+def test_a_call_passing_another_record_than_the_one_named_is_written_again_held_to_it() -> None:
+    read = _taking_one("read_email", "The text of one email.", "email_id", "the message's id")
+    listed = '[{"id": "msg_301", "from": "Dana"}, {"id": "msg_304", "from": "Jonas Berg"}]'
+    conversation = [
+        Message.user("any unread emails?"),
+        Message(role="assistant", parts=(ToolCall(id="c1", name="search_emails", arguments={}),)),
+        Message(
+            role="tool", parts=(ToolResult(call_id="c1", name="search_emails", content=listed),)
+        ),
+        Message.assistant("Two."),
+        Message.user("open the one from Jonas"),
+    ]
+    plan = Plan(
+        "decide",
+        grammar="root ::= call",
+        grounding=Grounding.of(conversation, [read]),
+        tools=(read,),
+    )
+    first, again = (
+        HERMES.write(read.name, {"email_id": found}, first=True) for found in ("msg_301", "msg_304")
+    )
+    engine = _ScriptedEngine(("<tool_call>", "stop"), (first, "stop"), (again, "stop"))
+    held: list[Sequence[ToolDefinition]] = []
+
+    def grammar_of(tools: Sequence[ToolDefinition]) -> str:
+        held.append(tools)
+        return "root ::= held"
+
+    async def collect() -> list[ModelEvent]:
+        reply = Reply(
+            cast(Engine, engine),
+            HERMES,
+            plan,
+            GenerationRequest(tokens=[1], max_tokens=512),
+            ModelEventReader(default_scanner([read], "hermes")),
+            dataclasses.replace(STEERING, calls_on_trial=True),
+            grammar_of=grammar_of,
+        )
+        return [event async for event in reply.events()]
+
+    events = anyio.run(collect)
+    assert [e for e in events if isinstance(e, CallCorrected)] == [
+        CallCorrected(
+            name="read_email",
+            written={"email_id": "msg_301"},
+            index=None,
+            changes=(
+                "dropped: the request names 'jonas', which the record of 'msg_301' does not "
+                "hold and that of 'msg_304' does",
+            ),
+        )
+    ]
+    written = "".join(e.delta for e in events if isinstance(e, ToolCallArgumentsDelta))
+    assert json.loads(written) == {"email_id": "msg_304"}
+    # Written again under the grammar of the tool held to the record named.
+    [[tool]] = held
+    assert re.fullmatch(tool.parameters["properties"]["email_id"]["pattern"], "msg_304")
+    assert engine.asked[-1].grammar == "root ::= held"
 
 
 def test_a_question_for_a_missing_value_opens_as_its_prompt_says() -> None:

@@ -88,6 +88,7 @@ from ._answering import Answering, answering_of, echoes, writes_whole
 from ._coverage import RequestValues, clauses, described_by, leaves, spelled_out
 from ._lists import POSSESSIVE, listed_beside
 from ._patterns import UNWRITABLE, fewer_of, held_to_patterns, literal_words, searched_words
+from ._records import RecordsNamed, records_named
 from ._references import unreferenced
 from ._relevance import last_question, last_request
 from ._schema_reading import (
@@ -647,6 +648,29 @@ class Grounding:
         paths = self.guessable.get(tool.name, NOTHING_GUESSABLE).paths
         pattern = f"^({'|'.join(literal_words([name]) for name in files)})$"
         return held_to_patterns(tool, dict.fromkeys(paths, pattern), properties)
+
+    def held_to_records_named(
+        self, tool: ToolDefinition, arguments: Mapping[str, Any]
+    ) -> tuple[ToolDefinition, RecordsNamed] | None:
+        """Where a call passes to an identifier (a parameter the schema names `id` or
+        `..._id`) a record's identifier from a list the results hold, and the request names
+        other records of that list and not that one (`records_named`; the words of the tool's
+        name say what to do, not which record): `tool` with that parameter held to the
+        identifiers of the records the request names, for the call written again on trial."""
+        properties = tool.parameters.get("properties")
+        if not self.returned or not isinstance(properties, Mapping):
+            return None
+        action = name_words(tool.name)
+        named = records_named(
+            self.returned,
+            [word for word in self.request_words if word.casefold() not in action],
+            arguments,
+            [parameter for parameter in properties if identified(parameter)],
+        )
+        if named is None or any(UNWRITABLE & set(found) for found in named.identifiers):
+            return None
+        pattern = f"^({'|'.join(literal_words([found]) for found in named.identifiers)})$"
+        return held_to_patterns(tool, {named.parameter: pattern}, properties), named
 
     def _acts_on_found(self, request: RequestValues, tool: str, asked: Mapping[str, Any]) -> bool:
         """Whether a call to a tool the conversation never called, which `request` names,

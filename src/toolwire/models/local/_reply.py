@@ -60,6 +60,7 @@ from ._coverage import RequestValues
 from ._engine import Contrast, Engine, Gate, Generation, GenerationRequest, GoOn
 from ._formats import CALL_ON_A_LINE, CallFormat, call_key
 from ._grounding import Grounding, changes
+from ._records import RecordsNamed
 from ._wording import folded
 from ._written import CallAsText, FencedCall, call_as_text, may_become_call_as_text
 
@@ -216,6 +217,9 @@ class Reply:
         self.worded: tuple[str, list[str]] | None = None
         """The tool whose first call in the reply passed free text that is its parameters'
         description, and those parameters (see `_in_request_words`)."""
+        self.held_to_named: ToolDefinition | None = None
+        """The tool whose first call in the reply passed a record other than those the request
+        names, held to those (see `Grounding.held_to_records_named`)."""
         self.request_values = request_values
         self.reader = reader
         self.prose_reader = prose_reader
@@ -299,6 +303,12 @@ class Reply:
                             self.worded = (str(call.name), described)
                             why = _described_why(missing)
                         yield self._drop(call, why)
+                        repeated = True
+                        run.stop()
+                        break
+                    if not written and on_trial is None and (held := self._records_named(call)):
+                        self.held_to_named, named = held
+                        yield self._drop(call, _other_record_why(named))
                         repeated = True
                         run.stop()
                         break
@@ -514,6 +524,11 @@ class Reply:
                 unnoted = dataclasses.replace(self.gated, gate=None, grammar=self.plan.grammar)
                 async for event in self._calls(set(answered), unnoted):
                     yield event
+            if not self.kept and self.held_to_named is not None:
+                async for event in self._on_trial(
+                    self.base.tokens, [self.held_to_named], _any_call
+                ):
+                    yield event
             if not self.kept and self.worded is not None:
                 async for event in self._in_request_words(*self.worded):
                     yield event
@@ -664,6 +679,17 @@ class Reply:
             return []
         examples = grounding.copied_examples(str(call.name), call.written)
         return [*self._copied_descriptions(call), *examples]
+
+    def _records_named(self, call: _Call) -> tuple[ToolDefinition, RecordsNamed] | None:
+        """The call's tool held to the records the request names, where the call passes
+        another record of their list (`Grounding.held_to_records_named`)."""
+        grounding = self.plan.grounding
+        if self.plan.mode != "decide" or grounding is None:
+            return None
+        tool = next((tool for tool in self.plan.tools if tool.name == call.name), None)
+        if tool is None or not isinstance(call.arguments, dict):
+            return None
+        return grounding.held_to_records_named(tool, call.arguments)
 
     def _findable(self, call: _Call, parameter: str) -> bool:
         """Whether the value the call lacks may be looked up first (`Grounding.findable`)."""
@@ -1008,6 +1034,15 @@ def _missing_why(parameter: str, grounding: Grounding | None) -> str:
 
 def _described_why(parameter: str) -> str:
     return f"{parameter!r} copies the tool's documentation or default, not a value the user gave"
+
+
+def _other_record_why(named: RecordsNamed) -> str:
+    words = ", ".join(repr(word) for word in named.words)
+    records = ", ".join(repr(found) for found in named.identifiers)
+    return (
+        f"the request names {words}, which the record of {named.passed!r} does not hold"
+        f" and that of {records} does"
+    )
 
 
 def _copied_why(copied: str) -> str:
