@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterator
+from datetime import date
 from typing import cast
 
 import pytest
@@ -196,6 +197,26 @@ def test_a_call_takes_up_a_piece_of_the_request_no_earlier_call_holds() -> None:
     weight = RequestValues.of("I weigh 165 pounds. What is that in kilograms?")
     converted = {"value": 165, "from_unit": "pounds", "to_unit": "kilograms"}
     assert not weight.takes_up({"query": "165 pounds"}, [converted])
+
+
+def test_a_date_takes_up_the_weekday_the_request_names() -> None:
+    request = RequestValues.of("cancel the dentist on thursday")
+    # 2026-03-12 is a Thursday; 2026-03-11 a Wednesday.
+    assert request.takes_up({"date": "2026-03-12"}, [])
+    assert request.takes_up({"start": "2026-03-12T09:00"}, [])
+    assert not request.takes_up({"date": "2026-03-11"}, [])
+    assert not request.takes_up({"date": "2026-03-12"}, [{"date": "2026-03-19"}])
+    # No such day, or no date at all.
+    assert not request.takes_up({"date": "2026-02-30"}, [])
+    assert not RequestValues.of("what's on monday").takes_up({"date": "20260309"}, [])
+
+
+@given(st.dates())
+def test_any_date_takes_up_its_own_weekday_alone(day: date) -> None:
+    weekday = day.strftime("%A").lower()
+    for named in ("monday", "friday", "sunday"):
+        request = RequestValues.of(f"anything on {named}?")
+        assert request.takes_up({"date": day.isoformat()}, []) is (named == weekday)
 
 
 def test_a_request_names_a_tool_by_a_word_of_its_name() -> None:

@@ -22,16 +22,17 @@ from collections.abc import Sequence
 from ...messages import Message, TextPart
 from ._relevance import last_request
 
-__all__ = ["with_dates"]
+__all__ = ["WEEKDAYS", "with_dates"]
 
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+"""The days of the week, in the order of `datetime.date.weekday`."""
 _STATED_TODAY = re.compile(
     r"\b(?:today|current date|date today)\b[^.\n\d]{0,40}(\d{4})-(\d{2})-(\d{2})", re.IGNORECASE
 )
 """Where a message states today's date: "Today is Tuesday 2026-03-10", "Current date: ..."."""
 _DAY_WORD = re.compile(
     r"\b(?:(?P<relative>the day after tomorrow|day after tomorrow|tomorrow|yesterday|today|"
-    r"tonight)|(?:(?P<which>this|next|last|coming)\s+)?(?P<weekday>" + "|".join(_WEEKDAYS) + r")"
+    r"tonight)|(?:(?P<which>this|next|last|coming)\s+)?(?P<weekday>" + "|".join(WEEKDAYS) + r")"
     r"(?!\s+\d))\b",
     re.IGNORECASE,
 )
@@ -87,7 +88,7 @@ def _resolve(found: re.Match[str], today: datetime.date) -> datetime.date:
     relative = found.group("relative")
     if relative is not None:
         return today + datetime.timedelta(days=_RELATIVE_DAYS[relative.lower()])
-    weekday = _WEEKDAYS.index(found.group("weekday").lower())
+    weekday = WEEKDAYS.index(found.group("weekday").lower())
     ahead = (weekday - today.weekday()) % 7
     which = (found.group("which") or "").lower()
     if which == "last":
