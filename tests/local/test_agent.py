@@ -334,7 +334,9 @@ def test_an_email_address_nobody_gave_is_not_written_to(qwen: LocalModel) -> Non
     # "Email Lena" gives no address: the model's send_email to one it made up
     # ("Lena@lumenlabs.com") is not run; a look-up is tried in its place.
     agent = toolset_agent(qwen, assistant)
-    prompt = "Email Lena and ask if she is free for lunch on Friday"
+    # (Asked for a day, "on Friday", the calendar is looked up first, and send_email is never
+    # written.)
+    prompt = "Email Lena and ask if she is free for lunch"
     result, corrections = run_with_corrections(agent, prompt)
     assert "send_email" not in [record.call.name for record in result.calls]
     assert corrections[0] == ("dropped: 'to' is required, and the request gives no value for it",)

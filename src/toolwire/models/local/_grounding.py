@@ -433,8 +433,9 @@ class Grounding:
         does not hold ("Asia/Kolkata" after the clock's answer for "Mumbai"); or it calls a
         tool the request does not name and no call since used, with values (not its defaults)
         the conversation never gave (a distance in km after the time in Tokyo), or one that
-        changes something, asked nothing of the request (an event created from the one found
-        for "what's on my schedule next Tuesday?"); or it asks its tool again what it asked it,
+        changes something, asked nothing of the request that the calls before it did not ask (an
+        event created from the one found for "what's on my schedule next Tuesday?", on the
+        date the look-up asked for); or it asks its tool again what it asked it,
         narrowed by what the results said (see `Answering.narrowed`). A value taken from a
         result of another tool (an order id found), from an error's suggestion, or worked out
         ("42.2 / 4") is a step on."""
@@ -452,7 +453,7 @@ class Grounding:
                 unasked
                 and not any(self._given(parameters, name, value) for name, value in asked.items())
             )
-            or (unasked and tool in self.changing and not request.takes_up(asked, ()))
+            or (unasked and tool in self.changing and not request.takes_up(asked, made))
             or answering.narrowed(tool, arguments)
         )
 
