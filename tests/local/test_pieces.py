@@ -488,13 +488,10 @@ def test_a_call_copying_the_tools_documented_identifier_is_dropped_and_reported(
 def test_a_call_passing_another_record_than_the_one_named_is_written_again_held_to_it() -> None:
     read = _taking_one("read_email", "The text of one email.", "email_id", "the message's id")
     listed = '[{"id": "msg_301", "from": "Dana"}, {"id": "msg_304", "from": "Jonas Berg"}]'
+    found = ToolResult(call_id="c1", name="search_emails", content=listed)
     conversation = [
-        Message.user("any unread emails?"),
         Message(role="assistant", parts=(ToolCall(id="c1", name="search_emails", arguments={}),)),
-        Message(
-            role="tool", parts=(ToolResult(call_id="c1", name="search_emails", content=listed),)
-        ),
-        Message.assistant("Two."),
+        Message(role="tool", parts=(found,)),
         Message.user("open the one from Jonas"),
     ]
     plan = Plan(
