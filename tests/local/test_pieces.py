@@ -43,8 +43,9 @@ from toolwire.models.local._engine import (
 )
 from toolwire.models.local._formats import HERMES, PROMPTED, call_key, detect_format
 from toolwire.models.local._grounding import Grounding
+from toolwire.models.local._records import RecordsNamed
 from toolwire.models.local._relevance import RELEVANCE_MAX_TOKENS, request_contrast
-from toolwire.models.local._reply import Plan, Reply, Steering
+from toolwire.models.local._reply import Plan, Reply, Steering, _other_record_why
 from toolwire.models.local._sampling import ValueTokens
 from toolwire.models.local._template import ChatTemplate, template_messages
 from toolwire.textcalls import ModelEventReader
@@ -540,6 +541,14 @@ def test_a_call_passing_another_record_than_the_one_named_is_written_again_held_
     [[tool]] = held
     assert re.fullmatch(tool.parameters["properties"]["email_id"]["pattern"], "msg_304")
     assert engine.asked[-1].grammar == "root ::= held"
+
+
+def test_a_call_passing_another_record_says_which_records_the_request_names() -> None:
+    named = RecordsNamed("email_id", "msg_301", ("msg_308", "msg_304"), ("weekly", "jonas"))
+    assert _other_record_why(named) == (
+        "the request names 'weekly', 'jonas', which the record of 'msg_301' does not hold and "
+        "those of 'msg_308', 'msg_304' do"
+    )
 
 
 def test_a_question_for_a_missing_value_opens_as_its_prompt_says() -> None:
