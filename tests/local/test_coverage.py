@@ -211,6 +211,18 @@ def test_a_date_takes_up_the_weekday_the_request_names() -> None:
     assert not RequestValues.of("what's on monday").takes_up({"date": "20260309"}, [])
 
 
+def test_a_date_takes_up_the_day_the_request_names_by_its_relation_to_today() -> None:
+    today = date(2026, 3, 10)
+    request = RequestValues.of("and tomorrow?", today=today)
+    assert request.takes_up({"date": "2026-03-11"}, [])
+    assert not request.takes_up({"date": "2026-03-12"}, [])
+    assert not request.takes_up({"date": "2026-03-11"}, [{"date": "2026-03-11"}])
+    # Without today's date, "tomorrow" is no date.
+    assert not RequestValues.of("and tomorrow?").takes_up({"date": "2026-03-11"}, [])
+    yesterday = RequestValues.of("what did I do yesterday", today=today)
+    assert yesterday.takes_up({"start": "2026-03-09T00:00"}, [])
+
+
 @given(st.dates())
 def test_any_date_takes_up_its_own_weekday_alone(day: date) -> None:
     weekday = day.strftime("%A").lower()

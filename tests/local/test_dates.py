@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import datetime
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 from toolwire.messages import Message, ToolCall, ToolResult
-from toolwire.models.local._dates import with_dates
+from toolwire.models.local._dates import relative_days, stated_today, with_dates
 
 TODAY = Message.system("You are Sam's assistant. Today is Tuesday 2026-03-10; times are local.")
 
@@ -27,6 +29,18 @@ def test_each_day_word_of_the_request_gets_its_date() -> None:
         "(next tuesday: Tuesday 2026-03-17; today: Tuesday 2026-03-10)"
     )
     assert noted("the day after tomorrow").endswith("(the day after tomorrow: Thursday 2026-03-12)")
+
+
+def test_the_days_a_request_names_by_their_relation_to_today_alone() -> None:
+    today = stated_today([TODAY, Message.user("hi")])
+    assert today == datetime.date(2026, 3, 10)
+    assert relative_days("Anything tomorrow, or on Friday? And today?", today) == {
+        "tomorrow": "2026-03-11",
+        "today": "2026-03-10",
+    }
+    # A phrase of several words is left to the note.
+    assert relative_days("the day after tomorrow", today) == {}
+    assert stated_today([Message.system("You are helpful.")]) is None
 
 
 def test_nothing_is_noted_without_a_day_word_a_stated_date_or_a_request() -> None:

@@ -1381,6 +1381,30 @@ def test_a_call_handing_its_tool_back_what_it_returned_asks_nothing_new() -> Non
     assert maya.asks_nothing_new("git_log", {"author": "Jun Park"})
 
 
+def test_a_follow_up_naming_a_day_asks_the_same_tool_for_that_days_date() -> None:
+    @tool(side_effect="read_only")
+    def list_events(date: str) -> str:
+        """The events of one day."""
+        return date
+
+    today = Message.system("Today is Tuesday 2026-03-10.")
+    looked = ToolCall(id="c1", name="list_events", arguments={"date": "2026-03-10"})
+    conversation = [
+        today,
+        *_answered("what's on my calendar today?", looked, '[{"title": "Standup"}]'),
+        Message.assistant("Standup at 09:30."),
+    ]
+
+    def follows(follow_up: str, day: str) -> bool:
+        grounding = Grounding.of([*conversation, Message.user(follow_up)], [list_events.definition])
+        return grounding.follows_up("list_events", {"date": day})
+
+    assert follows("and tomorrow?", "2026-03-11")
+    assert follows("and on Friday?", "2026-03-13")
+    assert not follows("and tomorrow?", "2026-03-12")
+    assert not follows("and tomorrow?", "2026-03-10")
+
+
 def test_a_follow_up_call_may_act_on_what_the_results_found() -> None:
     @tool(side_effect="read_only")
     def search_orders(customer: str) -> str:

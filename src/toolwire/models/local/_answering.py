@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from ...messages import Message, ToolResult
@@ -89,12 +90,12 @@ def _holds(value: Any, earlier: Any) -> bool:
 
 
 def answering_of(
-    messages: Sequence[Message], guessable: Mapping[str, Guessable]
+    messages: Sequence[Message], guessable: Mapping[str, Guessable], today: date | None = None
 ) -> Answering | None:
     asked = last_question(messages)
     if asked is None:
         return None
-    request = RequestValues.of(messages[asked].text, list(guessable))
+    request = RequestValues.of(messages[asked].text, list(guessable), today)
     since = messages[asked + 1 :]
     calls = [call for message in since for call in message.tool_calls]
     made = tuple(call.arguments for call in calls)

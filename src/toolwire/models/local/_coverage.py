@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from ._dates import WEEKDAYS
+from ._dates import WEEKDAYS, relative_days
 
 __all__ = ["FUNCTION_WORDS", "RequestValues", "clauses", "described_by", "leaves", "spelled_out"]
 
@@ -104,9 +104,14 @@ class RequestValues:
     """The request, folded to lower case."""
     words: frozenset[str] = frozenset()
     """Its words (see `_WORD`), but for `FUNCTION_WORDS`."""
+    days: frozenset[tuple[str, str]] = frozenset()
+    """Each of its words naming a day by its relation to today ("tomorrow"), with the ISO date
+    it stands for, where the conversation states today's date (see `_dates.relative_days`)."""
 
     @classmethod
-    def of(cls, request: str, tool_names: Iterable[str] = ()) -> RequestValues:
+    def of(
+        cls, request: str, tool_names: Iterable[str] = (), today: date | None = None
+    ) -> RequestValues:
         names = {_name_key(name) for name in tool_names}
         numbers = set()
         for found in _NUMBER.finditer(request):
@@ -119,7 +124,8 @@ class RequestValues:
         }
         lowered = request.lower()
         words = frozenset(_WORD.findall(lowered)) - FUNCTION_WORDS
-        return cls(frozenset(numbers), frozenset(strings), lowered, words)
+        days = frozenset(relative_days(request, today).items()) if today else frozenset()
+        return cls(frozenset(numbers), frozenset(strings), lowered, words, days)
 
     def __len__(self) -> int:
         return len(self.numbers) + len(self.strings)
@@ -251,6 +257,7 @@ class RequestValues:
         }
         pieces |= set(_WORD.findall(lowered)) & self.words
         pieces |= {string for string in self.strings if string in lowered}
+        pieces |= {word for word, day in self.days if day in lowered}
         return pieces | (_weekdays(lowered) & self.words)
 
     def _piece_spans(self, piece: float | str) -> list[tuple[int, int]]:

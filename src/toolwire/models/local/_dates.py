@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from ...messages import Message, TextPart
 from ._relevance import last_request
 
-__all__ = ["WEEKDAYS", "with_dates"]
+__all__ = ["WEEKDAYS", "relative_days", "stated_today", "with_dates"]
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 """The days of the week, in the order of `datetime.date.weekday`."""
@@ -53,13 +53,14 @@ def with_dates(messages: Sequence[Message]) -> tuple[Message, ...]:
     relation to today, giving their dates, where a message states today's date; as they are
     otherwise."""
     request = last_request(messages)
-    today = _stated_today(messages) if request is not None else None
+    today = stated_today(messages) if request is not None else None
     if today is None:
         return tuple(messages)
     return (*messages[:-1], _noted(messages[-1], today))
 
 
-def _stated_today(messages: Sequence[Message]) -> datetime.date | None:
+def stated_today(messages: Sequence[Message]) -> datetime.date | None:
+    """The date a system or user message states as today's, if one does."""
     for message in messages:
         if message.role not in ("system", "user") or message.tool_results:
             continue
@@ -70,6 +71,17 @@ def _stated_today(messages: Sequence[Message]) -> datetime.date | None:
             except ValueError:
                 return None
     return None
+
+
+def relative_days(text: str, today: datetime.date) -> dict[str, str]:
+    """The words of `text` naming a day by its relation to today alone ("tomorrow"), each with
+    the ISO date it stands for; not a weekday, which any date on that day holds (see
+    `_coverage`), nor a phrase of several words ("the day after tomorrow")."""
+    return {
+        relative: (today + datetime.timedelta(days=_RELATIVE_DAYS[relative])).isoformat()
+        for found in _DAY_WORD.finditer(text)
+        if (relative := (found.group("relative") or "").lower()) and " " not in relative
+    }
 
 
 def _noted(message: Message, today: datetime.date) -> Message:

@@ -79,6 +79,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date
 from typing import Any
 
 from ...builtin._units import known_unit
@@ -86,6 +87,7 @@ from ...messages import Message
 from ...tools import ToolDefinition
 from ._answering import Answering, answering_of, echoes, writes_whole
 from ._coverage import RequestValues, clauses, described_by, leaves, spelled_out
+from ._dates import stated_today
 from ._lists import POSSESSIVE, listed_beside
 from ._patterns import UNWRITABLE, fewer_of, held_to_patterns, literal_words, searched_words
 from ._records import RecordsNamed, records_named
@@ -216,6 +218,8 @@ class Grounding:
     unreferenced: str | None = None
     """Where the conversation opens with the request it ends with: the words that request
     refers back with, which nothing before them names (see `unreferenced`)."""
+    today: date | None = None
+    """The date the conversation states as today's, by which "tomorrow" is a date."""
 
     @classmethod
     def of(cls, messages: Iterable[Message], tools: Sequence[ToolDefinition]) -> Grounding:
@@ -244,6 +248,7 @@ class Grounding:
             numbers = frozenset([*written, *(number / 100 for number in written)])
         last = last_request(conversation)
         asked = last_question(conversation)
+        today = stated_today(conversation)
         examples = frozenset(example for tool in tools for example in documented_examples(tool))
         digit_runs = frozenset(DIGITS.findall(text))
         guessable = {tool.name: guessable_of(tool) for tool in tools}
@@ -254,7 +259,9 @@ class Grounding:
             guessable,
             numbers,
             percentages(text),
-            request=RequestValues.of(last.text, [tool.name for tool in tools]) if last else None,
+            request=(
+                RequestValues.of(last.text, [tool.name for tool in tools], today) if last else None
+            ),
             measures=measures(text),
             digit_runs=digit_runs,
             names_day=names_day,
@@ -266,7 +273,7 @@ class Grounding:
                 if _TELLING_NUMBER.fullmatch(number)
             )
             - digit_runs,
-            answering=None if last else answering_of(conversation, guessable),
+            answering=None if last else answering_of(conversation, guessable, today),
             changing=frozenset(tool.name for tool in tools if tool.side_effect != "read_only"),
             called=called if last else {},
             request_words=telling_words(conversation[asked].text) if asked is not None else (),
@@ -277,6 +284,7 @@ class Grounding:
                 if last is not None and all(m.role == "system" for m in conversation[:-1])
                 else None
             ),
+            today=today,
             described=described_by((tool.name, tool.description) for tool in tools),
             units=units_named(text),
             returned=tuple(
@@ -495,6 +503,7 @@ class Grounding:
         left = _clauses_picked(
             request,
             list(self.guessable),
+            self.today,
             lambda values: any(self._named(values, name) for name in names),
             lambda values: bool(values.unused(answering.made)),
         )
@@ -560,6 +569,7 @@ class Grounding:
         taken = _clauses_picked(
             request,
             tools,
+            self.today,
             lambda values: values.takes_up(asked, ()),
             lambda values: values.names(tool),
         )
@@ -1241,14 +1251,17 @@ class Grounding:
 
 
 def _clauses_picked(
-    request: str, tool_names: Sequence[str], *picks: Callable[[RequestValues], bool]
+    request: str,
+    tool_names: Sequence[str],
+    today: date | None,
+    *picks: Callable[[RequestValues], bool],
 ) -> list[str] | None:
     """The clauses of `request` (see `clauses`) that the first of `picks` to keep any keeps;
     None where the request is one clause, or that pick keeps each one or no pick keeps any."""
     parts = clauses(request, tool_names)
     if len(parts) < 2:
         return None
-    said = [(part, RequestValues.of(part, tool_names)) for part in parts]
+    said = [(part, RequestValues.of(part, tool_names, today)) for part in parts]
     for pick in picks:
         picked = [part for part, values in said if pick(values)]
         if picked:

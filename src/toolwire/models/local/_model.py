@@ -63,7 +63,7 @@ from .._base import ModelProfile, ModelRequest, ModelSettings, NamedToolChoice
 from ._answering import found_nothing
 from ._calls import ScannerFactory, default_scanner
 from ._coverage import RequestValues
-from ._dates import with_dates
+from ._dates import stated_today, with_dates
 from ._engine import Engine, GenerationRequest
 from ._formats import PROMPTED, CallFormat, call_key, detect_format
 from ._grammar import calls_grammar
@@ -606,7 +606,8 @@ def _request_values(request: ModelRequest) -> RequestValues | None:
     last = last_request(request.messages)
     if last is None:
         return None
-    return RequestValues.of(last.text, [tool.name for tool in request.tools])
+    names = [tool.name for tool in request.tools]
+    return RequestValues.of(last.text, names, stated_today(request.messages))
 
 
 def _results_folded(
