@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from ._dates import WEEKDAYS, relative_days
+from ._dates import relative_days, weekdays_of
 
 __all__ = ["FUNCTION_WORDS", "RequestValues", "clauses", "described_by", "leaves", "spelled_out"]
 
@@ -39,7 +39,6 @@ _LISTED_WITHIN = 6
 _QUOTED = re.compile(r"(?<!\w)(['\"])([^'\"\n]{2,80})\1(?!\w)")
 _WORD = re.compile(r"[^\W\d_]{4,}")
 """A word long enough to tell where a value came from, or which tool a request names."""
-_ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _WORD_RUN = re.compile(r"[^\W_]+")
 """Any run of letters and digits: the words of a tool's name, its verb first."""
 _CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -258,7 +257,7 @@ class RequestValues:
         pieces |= set(_WORD.findall(lowered)) & self.words
         pieces |= {string for string in self.strings if string in lowered}
         pieces |= {word for word, day in self.days if day in lowered}
-        return pieces | (_weekdays(lowered) & self.words)
+        return pieces | (weekdays_of(lowered) & self.words)
 
     def _piece_spans(self, piece: float | str) -> list[tuple[int, int]]:
         if isinstance(piece, float):
@@ -311,18 +310,6 @@ class RequestValues:
             self.text[other[1] : one[0]] if other[1] <= one[0] else self.text[one[1] : other[0]]
         )
         return len(between.split()) <= _LISTED_WITHIN and bool(_LISTING.search(between))
-
-
-def _weekdays(text: str) -> set[str]:
-    """The days of the week of the dates `text` writes ("thursday" of "2026-03-12"): a date is
-    the day a request names by its weekday ("cancel the dentist on thursday")."""
-    days = set()
-    for year, month, day in _ISO_DATE.findall(text):
-        try:
-            days.add(WEEKDAYS[date(int(year), int(month), int(day)).weekday()])
-        except ValueError:
-            continue  # no such day: "2026-02-30"
-    return days
 
 
 def leaves(value: Any) -> Iterator[Any]:

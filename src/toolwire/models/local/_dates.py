@@ -22,17 +22,18 @@ from collections.abc import Sequence
 from ...messages import Message, TextPart
 from ._relevance import last_request
 
-__all__ = ["WEEKDAYS", "relative_days", "stated_today", "with_dates"]
+__all__ = ["relative_days", "stated_today", "weekdays_of", "with_dates"]
 
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 """The days of the week, in the order of `datetime.date.weekday`."""
+_ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _STATED_TODAY = re.compile(
     r"\b(?:today|current date|date today)\b[^.\n\d]{0,40}(\d{4})-(\d{2})-(\d{2})", re.IGNORECASE
 )
 """Where a message states today's date: "Today is Tuesday 2026-03-10", "Current date: ..."."""
 _DAY_WORD = re.compile(
     r"\b(?:(?P<relative>the day after tomorrow|day after tomorrow|tomorrow|yesterday|today|"
-    r"tonight)|(?:(?P<which>this|next|last|coming)\s+)?(?P<weekday>" + "|".join(WEEKDAYS) + r")"
+    r"tonight)|(?:(?P<which>this|next|last|coming)\s+)?(?P<weekday>" + "|".join(_WEEKDAYS) + r")"
     r"(?!\s+\d))\b",
     re.IGNORECASE,
 )
@@ -76,12 +77,24 @@ def stated_today(messages: Sequence[Message]) -> datetime.date | None:
 def relative_days(text: str, today: datetime.date) -> dict[str, str]:
     """The words of `text` naming a day by its relation to today alone ("tomorrow"), each with
     the ISO date it stands for; not a weekday, which any date on that day holds (see
-    `_coverage`), nor a phrase of several words ("the day after tomorrow")."""
+    `weekdays_of`), nor a phrase of several words ("the day after tomorrow")."""
     return {
         relative: (today + datetime.timedelta(days=_RELATIVE_DAYS[relative])).isoformat()
         for found in _DAY_WORD.finditer(text)
         if (relative := (found.group("relative") or "").lower()) and " " not in relative
     }
+
+
+def weekdays_of(text: str) -> set[str]:
+    """The days of the week of the dates `text` writes ("thursday" of "2026-03-12"): a date is
+    the day a request names by its weekday ("cancel the dentist on thursday")."""
+    days = set()
+    for year, month, day in _ISO_DATE.findall(text):
+        try:
+            days.add(_WEEKDAYS[datetime.date(int(year), int(month), int(day)).weekday()])
+        except ValueError:
+            continue  # no such day: "2026-02-30"
+    return days
 
 
 def _noted(message: Message, today: datetime.date) -> Message:
@@ -100,7 +113,7 @@ def _resolve(found: re.Match[str], today: datetime.date) -> datetime.date:
     relative = found.group("relative")
     if relative is not None:
         return today + datetime.timedelta(days=_RELATIVE_DAYS[relative.lower()])
-    weekday = WEEKDAYS.index(found.group("weekday").lower())
+    weekday = _WEEKDAYS.index(found.group("weekday").lower())
     ahead = (weekday - today.weekday()) % 7
     which = (found.group("which") or "").lower()
     if which == "last":
