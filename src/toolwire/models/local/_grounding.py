@@ -89,7 +89,14 @@ from ._answering import Answering, answering_of, echoes, writes_whole
 from ._coverage import RequestValues, clauses, described_by, leaves, spelled_out
 from ._dates import stated_today
 from ._lists import POSSESSIVE, listed_beside
-from ._patterns import UNWRITABLE, fewer_of, held_to_patterns, literal_words, searched_words
+from ._patterns import (
+    UNWRITABLE,
+    fewer_of,
+    held_to_patterns,
+    literal_words,
+    one_of,
+    searched_words,
+)
 from ._records import RecordsNamed, records_named
 from ._references import unreferenced
 from ._relevance import last_question, last_request
@@ -657,8 +664,7 @@ class Grounding:
         ):
             return tool
         paths = self.guessable.get(tool.name, NOTHING_GUESSABLE).paths
-        pattern = f"^({'|'.join(literal_words([name]) for name in files)})$"
-        return held_to_patterns(tool, dict.fromkeys(paths, pattern), properties)
+        return held_to_patterns(tool, dict.fromkeys(paths, one_of(files)), properties)
 
     def held_to_records_named(
         self, tool: ToolDefinition, arguments: Mapping[str, Any]
@@ -680,8 +686,8 @@ class Grounding:
         )
         if named is None or any(UNWRITABLE & set(found) for found in named.identifiers):
             return None
-        pattern = f"^({'|'.join(literal_words([found]) for found in named.identifiers)})$"
-        return held_to_patterns(tool, {named.parameter: pattern}, properties), named
+        held = {named.parameter: one_of(named.identifiers)}
+        return held_to_patterns(tool, held, properties), named
 
     def _acts_on_found(self, request: RequestValues, tool: str, asked: Mapping[str, Any]) -> bool:
         """Whether a call to a tool the conversation never called, which `request` names,

@@ -9,7 +9,7 @@ reads.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -17,7 +17,14 @@ from ...tools import ToolDefinition
 from ._coverage import FUNCTION_WORDS
 from ._lists import POSSESSIVE
 
-__all__ = ["UNWRITABLE", "fewer_of", "held_to_patterns", "literal_words", "searched_words"]
+__all__ = [
+    "UNWRITABLE",
+    "fewer_of",
+    "held_to_patterns",
+    "literal_words",
+    "one_of",
+    "searched_words",
+]
 
 _TYPED_BY = frozenset(["type", "anyOf", "oneOf", "allOf", "enum", "const", "default"])
 """What else a schema may say of a value's type, which a parameter held to words drops."""
@@ -72,6 +79,11 @@ def fewer_of(words: Sequence[str]) -> str:
         for start in range(len(words) - size + 1)
     ]
     return f"^({'|'.join(runs)})$"
+
+
+def one_of(values: Iterable[str]) -> str:
+    """A pattern matching any one of `values` whole, and nothing else."""
+    return f"^({'|'.join(literal_words([value]) for value in values)})$"
 
 
 def literal_words(words: Sequence[str]) -> str:
