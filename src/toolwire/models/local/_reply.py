@@ -1039,11 +1039,10 @@ def _described_why(parameter: str) -> str:
 def _other_record_why(named: RecordsNamed) -> str:
     words = ", ".join(repr(word) for word in named.words)
     records = ", ".join(repr(found) for found in named.identifiers)
-    holding = "that of" if len(named.identifiers) == 1 else "those of"
-    hold = "does" if len(named.identifiers) == 1 else "do"
+    those, do = ("that of", "does") if len(named.identifiers) == 1 else ("those of", "do")
     return (
         f"the request names {words}, which the record of {named.passed!r} does not hold"
-        f" and {holding} {records} {hold}"
+        f" and {those} {records} {do}"
     )
 
 
