@@ -20,6 +20,7 @@ from typing import Any
 
 from ..._untrusted import load_json
 from ._coverage import FUNCTION_WORDS, leaves
+from ._wording import folded
 
 __all__ = ["RecordsNamed", "records_named"]
 
@@ -133,4 +134,4 @@ def _words(record: Mapping[str, Any]) -> frozenset[str]:
         for leaf in leaves(record)
         if isinstance(leaf, str | int | float) and not isinstance(leaf, bool)
     )
-    return frozenset("".join(c if c.isalnum() else " " for c in text.casefold()).split())
+    return frozenset(folded(text).split())
